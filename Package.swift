@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// One system-library target per C library; only CarveLinux imports them.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "carve",
+    products: [
+        .executable(name: "carve", targets: ["carve"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        systemLibrary("CBlkid", pkgConfig: "blkid", apt: "libblkid-dev"),
+        systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
+        systemLibrary("CBtrfsUtil", pkgConfig: "libbtrfsutil", apt: "libbtrfsutil-dev"),
+        systemLibrary("CMount", pkgConfig: "mount", apt: "libmount-dev"),
+        systemLibrary("CFdisk", pkgConfig: "fdisk", apt: "libfdisk-dev"),
+        .target(name: "CarveCore"),
+        .target(
+            name: "CarveLinux",
+            dependencies: ["CarveCore", "CBlkid", "CUdev", "CBtrfsUtil", "CMount", "CFdisk"]
+        ),
+        .target(
+            name: "CarveCLI",
+            dependencies: [
+                "CarveCore", "CarveLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "carve", dependencies: ["CarveCLI"]),
+        // Shared by the test targets only: loop images, udevd, running reference tools.
+        .target(name: "CarveTestSupport", dependencies: ["CarveCore"]),
+        .testTarget(
+            name: "CarveCoreTests",
+            dependencies: [
+                "CarveCore", "CarveTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "CarveCLITests", dependencies: ["CarveCLI", "CarveCore", "CarveTestSupport"]),
+        .testTarget(
+            name: "CarveLinuxTests",
+            dependencies: ["CarveLinux", "CarveCLI", "CarveCore", "CarveTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,79 @@
+/// JSON with object keys kept in the order they were written, so output reads
+/// like lsblk's and diffs stay stable. Strings are emitted exactly: every byte of
+/// a name survives (invalid UTF-8 is carried as U+FFFD only by the caller's choice).
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
+
+    /// An optional string, as null when absent.
+    public static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// An optional byte count, as null when unknown.
+    public static func uint(_ value: UInt64?) -> JSONValue { value.map(JSONValue.uint) ?? .null }
+    public static func int(_ value: Int?) -> JSONValue { value.map { .int(Int64($0)) } ?? .null }
+
+    /// Pretty-printed with `indent` spaces per level, as `lsblk -J` does (3 spaces).
+    public func rendered(indent: Int = 3) -> String {
+        var out = ""
+        write(to: &out, level: 0, indent: indent)
+        return out
+    }
+
+    private func write(to out: inout String, level: Int, indent: Int) {
+        let pad = String(repeating: " ", count: (level + 1) * indent)
+        let closePad = String(repeating: " ", count: level * indent)
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .int(let value): out += String(value)
+        case .uint(let value): out += String(value)
+        case .double(let value): out += value.isFinite ? String(value) : "null"
+        case .string(let value): JSONValue.quote(value, into: &out)
+        case .array(let items):
+            guard !items.isEmpty else { out += "[]"; return }
+            out += "[\n"
+            for (index, item) in items.enumerated() {
+                out += pad
+                item.write(to: &out, level: level + 1, indent: indent)
+                out += index == items.count - 1 ? "\n" : ",\n"
+            }
+            out += closePad + "]"
+        case .object(let members):
+            guard !members.isEmpty else { out += "{}"; return }
+            out += "{\n"
+            for (index, (key, value)) in members.enumerated() {
+                out += pad
+                JSONValue.quote(key, into: &out)
+                out += ": "
+                value.write(to: &out, level: level + 1, indent: indent)
+                out += index == members.count - 1 ? "\n" : ",\n"
+            }
+            out += closePad + "}"
+        }
+    }
+
+    static func quote(_ string: String, into out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

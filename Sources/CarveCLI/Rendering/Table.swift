@@ -1,0 +1,107 @@
+import CarveCore
+
+/// One column of a listing. The same list of columns drives the text table's
+/// header and cells, the JSON keys and values, and `--output` validation, so
+/// the three cannot drift apart.
+public struct Column<Row>: Sendable {
+    /// The name users pass to `--output` and see as the header, e.g. "MAJ:MIN".
+    public let name: String
+    /// The JSON key, e.g. "maj:min".
+    public let key: String
+    /// One line for `--output help` and the man page.
+    public let help: String
+    public let rightAligned: Bool
+    /// The cell text; `bytes` is true under `--bytes`.
+    public let text: @Sendable (Row, _ bytes: Bool) -> String
+    public let json: @Sendable (Row) -> JSONValue
+
+    public init(
+        _ name: String, key: String? = nil, help: String, rightAligned: Bool = false,
+        text: @escaping @Sendable (Row, Bool) -> String, json: @escaping @Sendable (Row) -> JSONValue
+    ) {
+        self.name = name; self.key = key ?? name.lowercased(); self.help = help
+        self.rightAligned = rightAligned; self.text = text; self.json = json
+    }
+}
+
+/// Resolves `--output` against a column table: comma-separated names, case-insensitive,
+/// and a leading `+` that adds to the defaults as lsblk does.
+public func selectColumns<Row>(
+    _ spec: String?, from all: [Column<Row>], defaults: [String]
+) throws(UsageError) -> [Column<Row>] {
+    guard var spec, !spec.isEmpty else { return defaults.compactMap { name in all.first { $0.name == name } } }
+    var names: [String] = []
+    if spec.hasPrefix("+") {
+        names = defaults
+        spec.removeFirst()
+    }
+    for raw in spec.split(separator: ",", omittingEmptySubsequences: false) {
+        let name = String(raw).trimmingSpaces.uppercased()
+        guard all.contains(where: { $0.name == name }) else {
+            let known = all.map(\.name).joined(separator: ", ")
+            throw UsageError("unknown column '\(raw)' for --output (known: \(known))")
+        }
+        names.append(name)
+    }
+    return names.compactMap { name in all.first { $0.name == name } }
+}
+
+/// A text table laid out as lsblk lays it out: a header, columns separated by one
+/// space, numbers right-aligned, the last column not padded.
+public struct TextTable {
+    public var headers: [String]
+    public var rightAligned: [Bool]
+    public var rows: [[String]] = []
+
+    public init(headers: [String], rightAligned: [Bool]) {
+        self.headers = headers
+        self.rightAligned = rightAligned
+    }
+
+    public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
+        self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
+        self.rows = rows.map { row in columns.map { $0.text(row, bytes) } }
+    }
+
+    public func rendered() -> String {
+        let all = [headers] + rows
+        var widths = Array(repeating: 0, count: headers.count)
+        for row in all { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) } }
+        var out = ""
+        for row in all {
+            var line = ""
+            for (index, cell) in row.enumerated() {
+                let gap = widths[index] - displayWidth(cell)
+                let last = index == row.count - 1
+                if rightAligned[index] {
+                    line += String(repeating: " ", count: gap) + cell
+                } else {
+                    line += cell + (last ? "" : String(repeating: " ", count: gap))
+                }
+                if !last { line += " " }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+}
+
+/// Terminal columns a cell takes: one per character (tables escape control bytes first).
+func displayWidth(_ text: String) -> Int { text.count }
+
+/// A name made safe for one table cell: control characters, backslashes and bytes
+/// that were not UTF-8 are written as `\xHH`, as lsblk does, so every name is
+/// unambiguous on one line. JSON output carries the exact name instead.
+public func escapedForTable(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
+            let hex = String(scalar.value, radix: 16)
+            out += "\\x" + (hex.count == 1 ? "0" : "") + hex
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import CarveCore
+
+/// Runs carve on `arguments` and returns the exit status, mapping every error to
+/// one line on stderr and a documented code: never a Swift backtrace.
+public enum CarveMain {
+    public static func run(_ arguments: [String]) -> Int32 {
+        let output = Services.current.output
+        do {
+            var command = try CarveCommand.parseAsRoot(arguments)
+            try command.run()
+            return ExitStatus.success.rawValue
+        } catch let exit as CommandExit {
+            return exit.status.rawValue
+        } catch let error as any ReportableError {
+            output.writeError("carve: \(error.message)\n")
+            return error.exitStatus.rawValue
+        } catch {
+            return reportParserError(error, output: output)
+        }
+    }
+
+    /// ArgumentParser's own errors: help and version go to stdout with 0; usage
+    /// errors are one line plus a pointer to --help, exit 64.
+    private static func reportParserError(_ error: any Error, output: any OutputSink) -> Int32 {
+        let code = CarveCommand.exitCode(for: error)
+        let message = CarveCommand.fullMessage(for: error)
+        if code == .success {
+            if !message.isEmpty { output.write(message + "\n") }
+            return 0
+        }
+        if code == .validationFailure {
+            let first = message.split(separator: "\n").first.map(String.init) ?? message
+            let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
+            output.writeError("carve: \(text)\n")
+            output.writeError("Try 'carve --help' for more information.\n")
+            return ExitStatus.usage.rawValue
+        }
+        output.writeError(message.isEmpty ? "carve: failed\n" : "carve: \(message)\n")
+        return code.rawValue == 0 ? ExitStatus.failure.rawValue : code.rawValue
+    }
+}

@@ -1,0 +1,49 @@
+import CarveCore
+
+/// Where a command writes: stdout for the result only, stderr for everything else.
+public protocol OutputSink: Sendable {
+    func write(_ text: String)
+    func writeError(_ text: String)
+}
+
+/// Everything a command needs from the outside world. `main` hands in the real
+/// system; CLI tests hand in fakes through `Services.$current.withValue`.
+public struct Services: Sendable {
+    public var devices: any DeviceSource
+    public var snapshots: any SnapshotBackend
+    public var clock: any WallClock
+    public var output: any OutputSink
+    /// True when running as root (effective uid 0).
+    public var isRoot: Bool
+    /// True when stdin is a terminal, so a destructive command may ask.
+    public var stdinIsTerminal: Bool
+    /// True when stderr is a terminal, so progress bars may be drawn.
+    public var stderrIsTerminal: Bool
+
+    public init(
+        devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
+        output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false
+    ) {
+        self.devices = devices; self.snapshots = snapshots; self.clock = clock; self.output = output
+        self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
+    }
+
+    /// The services of the running command.
+    @TaskLocal public static var current: Services = .system()
+}
+
+extension OutputSink {
+    /// Writes a line to stdout.
+    public func line(_ text: String) { write(text + "\n") }
+    /// Writes `carve: warning: …` to stderr.
+    public func warn(_ text: String) { writeError("carve: warning: \(text)\n") }
+    /// Writes a note to stderr, e.g. why sizes are missing.
+    public func note(_ text: String) { writeError("carve: \(text)\n") }
+}
+
+/// A command's result when it is not plain success: the command has already
+/// printed its report and now ends with this status.
+public struct CommandExit: Error, Sendable {
+    public let status: ExitStatus
+    public init(_ status: ExitStatus) { self.status = status }
+}

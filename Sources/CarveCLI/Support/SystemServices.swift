@@ -1,0 +1,36 @@
+import CarveCore
+import CarveLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// stdout and stderr of the process, written with write(2) so that output is
+/// never held in a buffer when carve is interrupted.
+struct StandardOutput: OutputSink {
+    func write(_ text: String) { writeAll(1, text) }
+    func writeError(_ text: String) { writeAll(2, text) }
+
+    private func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+extension Services {
+    /// The real machine: udev/blkid/sysfs devices, btrfs snapshots, the system clock.
+    public static func system() -> Services {
+        Services(
+            devices: LinuxDeviceSource(),
+            snapshots: BtrfsSnapshotBackend(),
+            output: StandardOutput(),
+            isRoot: geteuid() == 0,
+            stdinIsTerminal: isatty(0) == 1,
+            stderrIsTerminal: isatty(2) == 1
+        )
+    }
+}

@@ -1,0 +1,85 @@
+/// An error carve reports to the user: one line, and the exit status it ends with.
+///
+/// Every error type in carve conforms, so the command line can turn any thrown
+/// error into `carve: <message>` on stderr and the documented exit code.
+public protocol ReportableError: Error, CustomStringConvertible {
+    /// One line naming the input or object and the reason, without a "carve:" prefix.
+    var message: String { get }
+    var exitStatus: ExitStatus { get }
+}
+
+extension ReportableError {
+    public var description: String { message }
+}
+
+/// Bad input from the user: exit 64, nothing changed.
+public struct UsageError: ReportableError, Equatable {
+    public let message: String
+    public var exitStatus: ExitStatus { .usage }
+    public init(_ message: String) { self.message = message }
+}
+
+/// A runtime failure that is not the user's input: exit 1.
+public struct RuntimeError: ReportableError, Equatable {
+    public let message: String
+    public var exitStatus: ExitStatus { .failure }
+    public init(_ message: String) { self.message = message }
+}
+
+/// The operation needs privileges the caller lacks: exit 77.
+public struct NeedsRootError: ReportableError, Equatable {
+    /// What could not be done without root, e.g. "reading quota sizes".
+    public let what: String
+    public var message: String { "\(what) needs root" }
+    public var exitStatus: ExitStatus { .needsRoot }
+    public init(_ what: String) { self.what = what }
+}
+
+/// A failed system or library call: keeps the call's name and errno as data.
+public struct SystemCallError: ReportableError, Equatable {
+    /// What carve was doing, e.g. "cannot open /dev/loop3".
+    public let context: String
+    /// The C function that failed, e.g. "blkid_new_probe_from_filename".
+    public let call: String
+    /// errno (positive), or 0 when the call gave no errno.
+    public let errno: Int32
+    /// The exit status: permission errors map to "needs root".
+    public var exitStatus: ExitStatus { errno == 1 || errno == 13 ? .needsRoot : .failure }
+
+    public init(_ context: String, call: String, errno: Int32) {
+        self.context = context
+        self.call = call
+        self.errno = errno
+    }
+
+    public var message: String {
+        errno == 0 ? "\(context): \(call) failed" : "\(context): \(Errno.describe(errno)) (\(call))"
+    }
+}
+
+/// errno names and texts without importing libc into the core.
+public enum Errno {
+    private static let names: [Int32: (String, String)] = [
+        1: ("EPERM", "operation not permitted"), 2: ("ENOENT", "no such file or directory"),
+        5: ("EIO", "input/output error"), 6: ("ENXIO", "no such device or address"),
+        9: ("EBADF", "bad file descriptor"), 11: ("EAGAIN", "resource temporarily unavailable"),
+        12: ("ENOMEM", "out of memory"), 13: ("EACCES", "permission denied"),
+        16: ("EBUSY", "device or resource busy"), 17: ("EEXIST", "file exists"),
+        18: ("EXDEV", "on another filesystem"), 19: ("ENODEV", "no such device"),
+        20: ("ENOTDIR", "not a directory"), 21: ("EISDIR", "is a directory"),
+        22: ("EINVAL", "invalid argument"), 25: ("ENOTTY", "not a btrfs filesystem or device"),
+        28: ("ENOSPC", "no space left on device"), 30: ("EROFS", "read-only filesystem"),
+        36: ("ENAMETOOLONG", "file name too long"), 39: ("ENOTEMPTY", "directory not empty"),
+        40: ("ELOOP", "too many levels of symbolic links"), 61: ("ENODATA", "no data available"),
+        95: ("EOPNOTSUPP", "operation not supported"), 110: ("ETIMEDOUT", "timed out"),
+    ]
+
+    /// The symbolic name, e.g. "EBUSY", or "errno 123".
+    public static func name(_ code: Int32) -> String { names[code]?.0 ?? "errno \(code)" }
+
+    /// "device or resource busy (EBUSY)".
+    public static func describe(_ code: Int32) -> String {
+        guard let (name, text) = names[code] else { return "errno \(code)" }
+        return "\(text) (\(name))"
+    }
+}

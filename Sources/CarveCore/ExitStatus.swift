@@ -1,0 +1,34 @@
+/// The exit codes of every carve command. Fixed: scripts depend on them, and
+/// the README and carve(8) document exactly this table.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Success; for `check`, the operation fits.
+    case success = 0
+    /// A runtime failure: nothing, or not everything, could be done.
+    case failure = 1
+    /// `check`: the operation does not fit.
+    case doesNotFit = 3
+    /// Some items failed, the others were done.
+    case partialFailure = 4
+    /// Usage error or bad input; nothing was changed.
+    case usage = 64
+    /// Another carve holds the lock.
+    case locked = 75
+    /// The operation needs root.
+    case needsRoot = 77
+    /// Interrupted by SIGINT or SIGTERM; what was done is reported.
+    case interrupted = 130
+
+    /// What the code means, as the exit-code table says it.
+    public var meaning: String {
+        switch self {
+        case .success: "success (for check: the operation fits)"
+        case .failure: "failure: nothing could be done"
+        case .doesNotFit: "check: the operation does not fit"
+        case .partialFailure: "partial failure: some items failed, the others were done"
+        case .usage: "usage error or bad input; nothing was changed"
+        case .locked: "another carve holds the lock"
+        case .needsRoot: "the operation needs root"
+        case .interrupted: "interrupted; what was done is reported"
+        }
+    }
+}

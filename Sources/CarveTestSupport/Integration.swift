@@ -1,0 +1,24 @@
+import Foundation
+
+/// Whether integration tests (root, loop devices, real filesystems) can run here.
+public enum Integration {
+    /// nil when they can run; otherwise the reason, printed by the skipped test.
+    public static var skipReason: String? {
+        if geteuid() != 0 { return "integration tests need root (loop devices, mounts)" }
+        if !FileManager.default.fileExists(atPath: "/dev/loop-control") {
+            return "no /dev/loop-control: this kernel or container has no loop devices"
+        }
+        return nil
+    }
+
+    /// True when integration tests can run.
+    public static var enabled: Bool { skipReason == nil }
+
+    /// A fresh directory under /tmp that every fixture of one test lives in.
+    /// Scripts/test sweeps `/tmp/carve-test-*` after the run, so a crashed test leaks nothing.
+    public static func makeScratchDirectory() throws -> String {
+        var template = Array("/tmp/carve-test-XXXXXX".utf8CString)
+        guard let path = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        return String(cString: path)
+    }
+}

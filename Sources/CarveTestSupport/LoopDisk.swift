@@ -1,0 +1,72 @@
+import Foundation
+
+/// A sparse image file attached to a loop device, with its partitions, mounts and
+/// everything else a test makes on it; `cleanup()` undoes all of it, in reverse,
+/// and runs from `withLoopDisk` on every path, failure included.
+public final class LoopDisk: @unchecked Sendable {
+    public let directory: String
+    public let image: String
+    /// The loop device node, e.g. /dev/loop3.
+    public let device: String
+    private var mounts: [String] = []
+    private var cleanedUp = false
+
+    /// Makes an image of `size` (a `truncate -s` size such as 256M), optionally writes
+    /// an sfdisk script to it, and attaches it with partition scanning.
+    public init(size: String, sfdisk script: String? = nil, in directory: String? = nil) throws {
+        self.directory = try directory ?? Integration.makeScratchDirectory()
+        image = self.directory + "/disk\(UUID().uuidString.prefix(8)).img"
+        try Shell.check(["truncate", "-s", size, image])
+        if let script { try Shell.check(["sfdisk", "--quiet", image], input: script) }
+        device = try Shell.check(["losetup", "-f", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
+        if script != nil {
+            // A reused loop number can keep the previous image's partitions: drop them, then add ours.
+            try? Shell.run(["partx", "-d", device])
+            try Shell.check(["partx", "-a", device])
+        }
+    }
+
+    /// The node of partition `number`, e.g. /dev/loop3p2.
+    public func partition(_ number: Int) -> String { "\(device)p\(number)" }
+
+    /// Mounts `node` on a new directory inside this fixture and returns the mountpoint.
+    @discardableResult
+    public func mount(_ node: String, options: String? = nil, name: String? = nil) throws -> String {
+        let mountpoint = directory + "/" + (name ?? "mnt\(mounts.count)")
+        try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
+        try Shell.check(["mount"] + (options.map { ["-o", $0] } ?? []) + [node, mountpoint])
+        mounts.append(mountpoint)
+        return mountpoint
+    }
+
+    /// Unmounts a mount this fixture made.
+    public func unmount(_ mountpoint: String) throws {
+        try Shell.check(["umount", mountpoint])
+        mounts.removeAll { $0 == mountpoint }
+    }
+
+    /// Unmounts, drops partitions, detaches, removes the image: every step tried
+    /// even when an earlier one fails.
+    public func cleanup() {
+        guard !cleanedUp else { return }
+        cleanedUp = true
+        for mountpoint in mounts.reversed() {
+            if (try? Shell.run(["umount", mountpoint]))?.status != 0 { _ = try? Shell.run(["umount", "-l", mountpoint]) }
+        }
+        mounts.removeAll()
+        _ = try? Shell.run(["partx", "-d", device])
+        _ = try? Shell.run(["losetup", "-d", device])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { cleanup() }
+}
+
+/// Runs `body` with a fresh loop disk and cleans it up afterwards, however `body` ends.
+public func withLoopDisk<T>(
+    size: String, sfdisk script: String? = nil, _ body: (LoopDisk) throws -> T
+) throws -> T {
+    let disk = try LoopDisk(size: size, sfdisk: script)
+    defer { disk.cleanup() }
+    return try body(disk)
+}

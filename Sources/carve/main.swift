@@ -1,0 +1,6 @@
+import CarveCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(CarveMain.run(Array(CommandLine.arguments.dropFirst())))
