@@ -1,0 +1,104 @@
+/// One line of /proc/self/mountinfo, with its octal escapes decoded.
+public struct MountEntry: Sendable, Hashable, Codable {
+    public var mountID: Int
+    public var parentID: Int
+    public var number: DeviceNumber
+    /// The path inside the filesystem that is mounted here: "/" or, for btrfs
+    /// `-o subvol=@home`, "/@home".
+    public var root: String
+    public var mountpoint: String
+    /// Per-mount options, e.g. ["rw", "relatime"].
+    public var options: [String]
+    public var fsType: String
+    /// The mount source, e.g. "/dev/loop3p2".
+    public var source: String
+    /// Per-superblock options, e.g. ["rw", "subvolid=256", "subvol=/@home"].
+    public var superOptions: [String]
+
+    public init(
+        mountID: Int, parentID: Int, number: DeviceNumber, root: String, mountpoint: String,
+        options: [String], fsType: String, source: String, superOptions: [String]
+    ) {
+        self.mountID = mountID; self.parentID = parentID; self.number = number; self.root = root
+        self.mountpoint = mountpoint; self.options = options; self.fsType = fsType; self.source = source
+        self.superOptions = superOptions
+    }
+
+    /// The value of a per-superblock option such as `subvolid`, or nil.
+    public func superOption(_ name: String) -> String? {
+        for option in superOptions where option.hasPrefix(name + "=") {
+            return String(option.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
+    public var isReadOnly: Bool { options.contains("ro") }
+}
+
+/// Parses /proc/self/mountinfo (proc(5)): ten or more space-separated fields,
+/// optional fields closed by a lone "-", and `\NNN` octal escapes for space, tab,
+/// newline and backslash in paths.
+public enum MountInfo {
+    public struct ParseError: ReportableError, Equatable {
+        public let line: Int
+        public let reason: String
+        public var message: String { "cannot parse /proc/self/mountinfo line \(line): \(reason)" }
+        public var exitStatus: ExitStatus { .failure }
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> [MountEntry] {
+        var entries: [MountEntry] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            entries.append(try parseLine(Substring(line), number: index + 1))
+        }
+        return entries
+    }
+
+    static func parseLine(_ line: Substring, number: Int) throws(ParseError) -> MountEntry {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        func fail(_ reason: String) -> ParseError { ParseError(line: number, reason: reason) }
+        guard fields.count >= 10, let separator = fields[6...].firstIndex(of: "-"), fields.count >= separator + 4
+        else { throw fail("expected at least ten fields with a '-' separator") }
+        guard let mountID = Int(fields[0]), let parentID = Int(fields[1]) else { throw fail("bad mount id") }
+        let numbers = fields[2].split(separator: ":")
+        guard numbers.count == 2, let major = UInt32(numbers[0]), let minor = UInt32(numbers[1])
+        else { throw fail("bad major:minor '\(fields[2])'") }
+        return MountEntry(
+            mountID: mountID, parentID: parentID, number: DeviceNumber(major: major, minor: minor),
+            root: unescape(fields[3]), mountpoint: unescape(fields[4]),
+            options: fields[5].split(separator: ",").map(String.init),
+            fsType: unescape(fields[separator + 1]), source: unescape(fields[separator + 2]),
+            superOptions: fields[separator + 3].split(separator: ",").map { unescape(String($0)) }
+        )
+    }
+
+    /// Decodes `\NNN` octal escapes. The decoded bytes may not be UTF-8; they are
+    /// kept as U+FFFD only where they are not, so a valid name comes back exactly.
+    public static func unescape(_ field: String) -> String {
+        guard field.contains("\\") else { return field }
+        var bytes: [UInt8] = []
+        let source = Array(field.utf8)
+        var index = 0
+        while index < source.count {
+            if source[index] == UInt8(ascii: "\\"), index + 3 < source.count {
+                let digits = source[(index + 1)...(index + 3)]
+                if digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }) {
+                    let value = digits.reduce(0) { $0 * 8 + Int($1 - UInt8(ascii: "0")) }
+                    if value <= 255 {
+                        bytes.append(UInt8(value))
+                        index += 4
+                        continue
+                    }
+                }
+            }
+            bytes.append(source[index])
+            index += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The mount table of this machine, behind a protocol so tests can describe mounts.
+public protocol MountTable: Sendable {
+    func mounts() throws -> [MountEntry]
+}

@@ -1,0 +1,15 @@
+import CarveCore
+import Foundation
+
+/// The mount table as the kernel reports it for this process: /proc/self/mountinfo.
+public struct ProcMountTable: MountTable {
+    public let path: String
+    public init(path: String = "/proc/self/mountinfo") { self.path = path }
+
+    public func mounts() throws -> [MountEntry] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SystemCallError("cannot read \(path)", call: "open", errno: 2)
+        }
+        return try MountInfo.parse(String(decoding: data, as: UTF8.self))
+    }
+}
