@@ -1,0 +1,64 @@
+import ArgumentParser
+import CarveCore
+import Foundation
+
+/// SELECTION, shared by `snapshots list`, `delete` and `thin` through `@OptionGroup`.
+/// Values are parsed by the core parsers so errors read the same everywhere.
+struct SelectionOptions: ParsableArguments {
+    @Option(name: .customLong("older-than"), help: ArgumentHelp(
+        "Only snapshots created longer ago than this: 90m, 36h, 30d, 8w.", valueName: "duration"))
+    var olderThan: String?
+
+    @Option(help: ArgumentHelp(
+        "Only snapshots created before this time: 2026-11-01, '2026-11-01 12:00', ISO 8601; local time without an offset.",
+        valueName: "date"))
+    var before: String?
+
+    @Option(help: ArgumentHelp("Only snapshots created after this time (same forms as --before).", valueName: "date"))
+    var after: String?
+
+    @Option(help: ArgumentHelp(
+        "Only snapshots whose path, name or description matches this shell glob.", valueName: "glob"))
+    var match: String?
+
+    @Option(help: ArgumentHelp(
+        "Only snapshots made by this manager: snapper, timeshift, btrbk or plain (repeatable).", valueName: "manager"))
+    var manager: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Only snapshots of this source subvolume: a mounted path, a path from the top level, or an id (repeatable).",
+        valueName: "subvolume"))
+    var source: [String] = []
+
+    @Option(name: .customLong("keep-last"), help: ArgumentHelp(
+        "Leave out the newest N snapshots of each source subvolume.", valueName: "N"))
+    var keepLast: Int?
+
+    @Flag(help: "Select every snapshot (needed by delete when no other selection option is given).")
+    var all = false
+
+    /// The selection as the core applies it; a `UsageError` naming the bad value.
+    func selection() throws(UsageError) -> SnapshotSelection {
+        var selection = SnapshotSelection(all: all)
+        if let olderThan { selection.olderThan = try TimeSpan.parse(olderThan) }
+        if let before { selection.before = try DateArgument.parse(before) }
+        if let after { selection.after = try DateArgument.parse(after) }
+        if let match { selection.match = try Glob(match) }
+        for name in manager {
+            guard let parsed = SnapshotManager(rawValue: name.lowercased()) else {
+                let known = SnapshotManager.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("invalid manager '\(name)' for --manager (known: \(known))")
+            }
+            selection.managers.insert(parsed)
+        }
+        selection.sources = source
+        if let keepLast {
+            guard keepLast >= 0 else { throw UsageError("invalid count '\(keepLast)' for --keep-last: must be 0 or more") }
+            selection.keepLast = keepLast
+        }
+        if let before = selection.before, let after = selection.after, after >= before {
+            throw UsageError("--after \(self.after ?? "") is not earlier than --before \(self.before ?? ""): nothing could match")
+        }
+        return selection
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The selection options shared by `snapshots list`, `delete` and `thin`:
+/// which snapshots of one filesystem a command is about.
+///
+/// Every criterion given must hold (they narrow each other). `--keep-last N`
+/// then protects, per source subvolume, the newest N of the snapshots that
+/// match the identity criteria (`--manager`, `--source`, `--match`), whatever
+/// their age: `--older-than 30d --keep-last 3` never leaves a source with
+/// fewer than its 3 newest snapshots. `--all` selects every snapshot when no
+/// criterion is given; commands that delete require a criterion or `--all`.
+public struct SnapshotSelection: Sendable, Hashable {
+    public var olderThan: TimeSpan?
+    public var before: Date?
+    public var after: Date?
+    /// Matched against the path from the top level, the mounted path, the last
+    /// path component and the description.
+    public var match: Glob?
+    /// Empty: any manager.
+    public var managers: Set<SnapshotManager>
+    /// Source subvolumes, by path from the top level (leading slash optional),
+    /// by mounted path, or by subvolume id. Empty: any source.
+    public var sources: [String]
+    public var keepLast: Int?
+    public var all: Bool
+
+    public init(
+        olderThan: TimeSpan? = nil, before: Date? = nil, after: Date? = nil, match: Glob? = nil,
+        managers: Set<SnapshotManager> = [], sources: [String] = [], keepLast: Int? = nil, all: Bool = false
+    ) {
+        self.olderThan = olderThan; self.before = before; self.after = after; self.match = match
+        self.managers = managers; self.sources = sources; self.keepLast = keepLast; self.all = all
+    }
+
+    /// True when some criterion narrows the selection (`--all` is not a criterion).
+    public var hasCriteria: Bool {
+        olderThan != nil || before != nil || after != nil || match != nil || !managers.isEmpty
+            || !sources.isEmpty || keepLast != nil
+    }
+
+    /// The selected snapshots of one filesystem's subvolumes, in the order given.
+    /// Pass every subvolume of the filesystem (a listing's `subvolumes`), so that a
+    /// `--source` given as a mounted path can be found; subvolumes that are not
+    /// snapshots are never selected.
+    public func apply(to subvolumes: [Subvolume], now: Date) -> [Subvolume] {
+        let resolved = resolvingMountedSources(in: subvolumes)
+        let candidates = subvolumes.filter { $0.isSnapshot && resolved.matchesIdentity($0) }
+        let kept = resolved.keptByKeepLast(candidates)
+        return candidates.filter { !kept.contains($0.id) && matchesTime($0, now: now) }
+    }
+
+    func matchesIdentity(_ snapshot: Subvolume) -> Bool {
+        if !managers.isEmpty && !managers.contains(snapshot.metadata.manager) { return false }
+        if !sources.isEmpty && !sources.contains(where: { Self.source($0, names: snapshot) }) { return false }
+        if let match, !Self.glob(match, matches: snapshot) { return false }
+        return true
+    }
+
+    func matchesTime(_ snapshot: Subvolume, now: Date) -> Bool {
+        if let olderThan, !(snapshot.created < now.addingTimeInterval(-Double(olderThan.seconds))) { return false }
+        if let before, !(snapshot.created < before) { return false }
+        if let after, !(snapshot.created > after) { return false }
+        return true
+    }
+
+    /// Ids of the newest `keepLast` snapshots of each source.
+    func keptByKeepLast(_ candidates: [Subvolume]) -> Set<UInt64> {
+        guard let keepLast, keepLast > 0 else { return [] }
+        let bySource = Dictionary(grouping: candidates, by: Self.sourceKey)
+        var kept = Set<UInt64>()
+        for group in bySource.values {
+            let newestFirst = group.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+            kept.formUnion(newestFirst.prefix(keepLast).map(\.id))
+        }
+        return kept
+    }
+
+    /// Snapshots of a source that no longer exists still share its parent UUID.
+    static func sourceKey(_ snapshot: Subvolume) -> String {
+        if let id = snapshot.sourceID { return "id:\(id)" }
+        if let uuid = snapshot.parentUUID { return "uuid:\(uuid)" }
+        return "none"
+    }
+
+    static func source(_ name: String, names snapshot: Subvolume) -> Bool {
+        if let id = UInt64(name), snapshot.sourceID == id { return true }
+        guard let sourcePath = snapshot.sourcePath else { return false }
+        return trimmedSlashes(name) == trimmedSlashes(sourcePath)
+    }
+
+    /// `--source /home` names the subvolume mounted there: rewritten to its path from the top level.
+    func resolvingMountedSources(in subvolumes: [Subvolume]) -> SnapshotSelection {
+        var copy = self
+        copy.sources = sources.flatMap { name -> [String] in
+            let mounted = subvolumes.filter { $0.mountedPath.map(Self.trimmedSlashes) == Self.trimmedSlashes(name) }
+            return [name] + mounted.map(\.path)
+        }
+        return copy
+    }
+
+    static func glob(_ glob: Glob, matches snapshot: Subvolume) -> Bool {
+        let lastComponent = snapshot.path.split(separator: "/").last.map(String.init) ?? snapshot.path
+        let candidates = [snapshot.path, "/" + snapshot.path, snapshot.mountedPath, lastComponent, snapshot.metadata.description]
+        return candidates.contains { $0.map(glob.matches) ?? false }
+    }
+
+    static func trimmedSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.hasPrefix("/") { path.removeFirst() }
+        while path.hasSuffix("/") { path.removeLast() }
+        return String(path)
+    }
+}

@@ -1,0 +1,114 @@
+import CarveCore
+import Foundation
+
+/// An in-memory `SnapshotBackend`: filesystems, their subvolumes and quota state,
+/// and failures injected on chosen calls. Deletion tests extend it; every call is
+/// recorded in `calls` so a test can say what a command asked for.
+public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
+    /// One filesystem as the fake holds it.
+    public struct Filesystem: Sendable {
+        public var filesystem: BtrfsFilesystem
+        public var subvolumes: [Subvolume]
+        /// nil: quotas enabled and consistent, sizes come from the subvolumes.
+        /// Otherwise why quota sizes are unknown, e.g. "quotas are off on /mnt".
+        public var quotaProblem: String?
+        public var warnings: [String]
+        public init(filesystem: BtrfsFilesystem, subvolumes: [Subvolume], quotaProblem: String? = nil, warnings: [String] = []) {
+            self.filesystem = filesystem; self.subvolumes = subvolumes
+            self.quotaProblem = quotaProblem; self.warnings = warnings
+        }
+    }
+
+    /// The calls a fake can be told to fail.
+    public enum Call: Hashable, Sendable {
+        case mountedFilesystems
+        case filesystemContaining(String)
+        /// Listing the filesystem with this UUID.
+        case subvolumes(String)
+        // Deletion (FakeSnapshotBackend+Deletion.swift), by subvolume id or filesystem UUID.
+        case currentState(UInt64)
+        case delete(UInt64)
+        case removeMetadata(UInt64)
+        case waitForCleanup(String)
+        case spaceUsage(String)
+    }
+
+    private let lock = NSLock()
+    private var stored: [Filesystem]
+    /// Paths outside any fake btrfs filesystem, with the error `filesystem(containing:)` throws.
+    private var foreignPaths: [String: any Error & Sendable] = [:]
+    private var failures: [Call: [any Error & Sendable]] = [:]
+    private var recorded: [Call] = []
+
+    public init(_ filesystems: [Filesystem] = []) { stored = filesystems }
+
+    public var filesystems: [Filesystem] {
+        get { locked { stored } }
+        set { locked { stored = newValue } }
+    }
+
+    public var calls: [Call] { locked { recorded } }
+
+    /// Makes the next call(s) of `call` throw, one queued error per call, in order.
+    public func fail(_ call: Call, with error: any Error & Sendable, times: Int = 1) {
+        locked { failures[call, default: []].append(contentsOf: Array(repeating: error, count: times)) }
+    }
+
+    /// Makes `filesystem(containing: path)` throw `error` (e.g. the path is on ext4).
+    public func setForeign(_ path: String, error: any Error & Sendable) { locked { foreignPaths[path] = error } }
+
+    public func mountedFilesystems() throws -> [BtrfsFilesystem] {
+        try begin(.mountedFilesystems)
+        return locked { stored.map(\.filesystem) }
+    }
+
+    /// The filesystem whose mountpoint is the longest prefix of `path`.
+    public func filesystem(containing path: String) throws -> BtrfsFilesystem {
+        try begin(.filesystemContaining(path))
+        if let error = locked({ foreignPaths[path] }) { throw error }
+        let best = locked { stored }.flatMap { fs in fs.filesystem.mounts.map { (fs.filesystem, $0.mountpoint) } }
+            .filter { Self.path(path, isInside: $0.1) }
+            .max { $0.1.count < $1.1.count }
+        guard let best else { throw UsageError("\(path): no such file or directory") }
+        return best.0
+    }
+
+    public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+        try begin(.subvolumes(filesystem.uuid))
+        guard let fake = locked({ stored.first { $0.filesystem.uuid == filesystem.uuid } }) else {
+            throw RuntimeError("no btrfs filesystem \(filesystem.uuid)")
+        }
+        var subvolumes = fake.subvolumes
+        var note: String?
+        var mode = sizes
+        if sizes == .exact { throw RuntimeError("exact sizes are not implemented yet") }
+        if sizes == .none || fake.quotaProblem != nil {
+            note = sizes == .none ? nil : fake.quotaProblem
+            mode = .none
+            for index in subvolumes.indices { subvolumes[index].exclusive = nil; subvolumes[index].referenced = nil }
+        }
+        return SubvolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: mode, sizeNote: note, warnings: fake.warnings)
+    }
+
+    /// Records the call, then throws its next injected failure if one is queued.
+    public func begin(_ call: Call) throws {
+        let failure: (any Error)? = locked {
+            recorded.append(call)
+            guard var queue = failures[call], !queue.isEmpty else { return nil }
+            let first = queue.removeFirst()
+            failures[call] = queue
+            return first
+        }
+        if let failure { throw failure }
+    }
+
+    public func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    static func path(_ path: String, isInside mountpoint: String) -> Bool {
+        mountpoint == "/" || path == mountpoint || path.hasPrefix(mountpoint + "/")
+    }
+}
