@@ -1,0 +1,108 @@
+/// The protocols `carve check` reads the machine through; tests hand in fakes.
+public struct CheckEnvironment: Sendable {
+    public var devices: any DeviceSource
+    public var tables: any PartitionTableReader
+    public var sizer: any FilesystemSizer
+    public var mounts: any MountTable
+    public var snapshots: any SnapshotBackend
+
+    public init(
+        devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
+        mounts: any MountTable, snapshots: any SnapshotBackend
+    ) {
+        self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts; self.snapshots = snapshots
+    }
+}
+
+/// `carve check`: validates the request, gathers the facts, asks the planner. Read-only.
+public enum Check {
+    public static func run(device path: String, operation: CheckOperation, in environment: CheckEnvironment) throws -> CheckReport {
+        let device = try environment.devices.device(at: path)
+        let all = try environment.devices.devices()
+        let gatherer = Gatherer(environment: environment, devices: all)
+        switch operation {
+        case .shrinkTo(let bytes), .shrinkBy(let bytes):
+            guard bytes > 0 else { throw UsageError("\(operation.name): the size must be larger than zero") }
+            if device.properties.ptType != nil || all.contains(where: { $0.parent == device.name && $0.kind == .part }) {
+                throw UsageError("\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
+            }
+            let target = try shrinkTarget(operation, device: device)
+            return CheckPlanner.shrink(try gatherer.subject(device), to: target, operation: operation)
+        case .newPartition(let bytes):
+            guard bytes > 0 else { throw UsageError("new-partition: the size must be larger than zero") }
+            guard device.kind != .part else { throw UsageError("\(path) is a partition: --new-partition needs a whole disk") }
+            guard let table = try environment.tables.table(ofDisk: device.path) else {
+                throw UsageError("\(path) has no partition table: create one first (fdisk, sfdisk --label gpt)")
+            }
+            let children = all.filter { $0.parent == device.name && $0.kind == .part }
+            let subjects = try children.map { try gatherer.subject($0, table: table) }
+            return CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
+        }
+    }
+
+    static func shrinkTarget(_ operation: CheckOperation, device: BlockDevice) throws(UsageError) -> UInt64 {
+        let current = "\(device.path) is \(ByteSize.format(device.size)) (\(device.size) bytes)"
+        switch operation {
+        case .shrinkTo(let bytes):
+            guard bytes <= device.size else { throw UsageError("cannot shrink to \(ByteSize.format(bytes)): \(current)") }
+            return bytes
+        case .shrinkBy(let bytes):
+            guard bytes < device.size else { throw UsageError("cannot shrink by \(ByteSize.format(bytes)): \(current)") }
+            return device.size - bytes
+        case .newPartition(let bytes):
+            return bytes
+        }
+    }
+}
+
+/// Collects one filesystem's facts from the protocols.
+struct Gatherer {
+    let environment: CheckEnvironment
+    let devices: [BlockDevice]
+
+    func subject(_ device: BlockDevice, table knownTable: PartitionTable? = nil) throws -> ShrinkSubject {
+        let mountpoints = try mountpoints(of: device)
+        let figures: FilesystemFigures
+        do {
+            figures = try environment.sizer.figures(of: device, mountpoint: mountpoints.first)
+        } catch let error as any ReportableError {
+            figures = FilesystemFigures(fsType: device.properties.fsType, source: "nothing", note: error.message)
+        }
+        var subject = ShrinkSubject(device: device, mountpoints: mountpoints, figures: figures)
+        if device.kind == .part, let parent = device.parent {
+            let diskPath = devices.first { $0.name == parent }?.path ?? "/dev/\(parent)"
+            if let table = try knownTable ?? environment.tables.table(ofDisk: diskPath) {
+                subject.table = table
+                subject.partition = entry(for: device, in: table)
+            }
+        }
+        if subject.fsType == "btrfs", let mountpoint = mountpoints.first {
+            do {
+                let filesystem = try environment.snapshots.filesystem(containing: mountpoint)
+                let listing = try environment.snapshots.subvolumes(of: filesystem, sizes: .quota)
+                subject.snapshots = listing
+                if listing.sizes == .none, let note = listing.sizeNote { subject.snapshotNote = note }
+            } catch let error as any ReportableError {
+                subject.snapshotNote = "cannot list the snapshots of \(mountpoint): \(error.message)"
+            }
+        }
+        return subject
+    }
+
+    /// Where the device is mounted: the mount table by device number, then what the
+    /// device source knows, each place once.
+    func mountpoints(of device: BlockDevice) throws -> [String] {
+        var places = try environment.mounts.mounts().filter { $0.number == device.number }.map(\.mountpoint)
+        for place in device.mountpoints where !places.contains(place) { places.append(place) }
+        var seen: Set<String> = []
+        return places.filter { seen.insert($0).inserted }
+    }
+
+    /// The table entry of a partition: by start sector (sysfs counts 512-byte units),
+    /// else by number.
+    func entry(for device: BlockDevice, in table: PartitionTable) -> PartitionEntry? {
+        if let start = device.start,
+           let entry = table.partitions.first(where: { $0.start * table.sectorSize == start * 512 }) { return entry }
+        return device.properties.partNumber.flatMap { table.partition(number: $0) }
+    }
+}
