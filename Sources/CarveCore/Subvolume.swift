@@ -168,6 +168,48 @@ public protocol SnapshotBackend: Sendable {
     /// Every subvolume of `filesystem` from the top level down, with manager
     /// metadata attached and sizes found as `sizes` asks.
     func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing
+
+    // Deletion primitives. They check nothing: `SnapshotDeleter.delete` is the one
+    // caller, and it applies the safety rules to `currentState` first.
+
+    /// The subvolume as the filesystem has it now (still there, default, mounts,
+    /// nested subvolumes), keeping `subvolume`'s manager metadata; nil when it is gone.
+    func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume?
+    /// Deletes the subvolume: by path when a mount reaches it, else by id.
+    /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone).
+    func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws
+    /// Removes the manager's metadata of a deleted snapshot (snapper's `.snapshots/N`,
+    /// timeshift's snapshot directory), only once no subvolume is left inside it.
+    /// Returns the path removed, or nil when there was nothing (yet) to remove.
+    func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String?
+    /// Commits the transaction and waits until the cleaner has dropped every subvolume in `ids`.
+    func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws
+    /// How much of the filesystem is used and free now.
+    func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage
+}
+
+/// A filesystem's space: logical bytes used by data and metadata, and what statfs calls available.
+public struct SpaceUsage: Sendable, Hashable, Codable {
+    public var used: UInt64
+    public var available: UInt64
+    public init(used: UInt64, available: UInt64) { self.used = used; self.available = available }
+}
+
+extension SnapshotBackend {
+    // A backend that can only list (a listing fake) refuses to delete, with a reason.
+    public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
+        throw RuntimeError("this snapshot backend cannot delete snapshots")
+    }
+    public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
+        throw RuntimeError("this snapshot backend cannot delete snapshots")
+    }
+    public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? { nil }
+    public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
+        throw RuntimeError("this snapshot backend cannot wait for the btrfs cleaner")
+    }
+    public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
+        throw RuntimeError("this snapshot backend cannot read space usage")
+    }
 }
 
 /// The current time, behind a protocol so that age-based selection can be tested.

@@ -1,0 +1,69 @@
+/// A selected snapshot that the safety rules keep, and why.
+public struct ProtectedSnapshot: Sendable {
+    public var snapshot: PlannedSnapshot
+    public var protections: [Protection]
+    public var reason: String { protections.map(\.reason).joined(separator: "; ") }
+}
+
+/// What a delete or thin run will do, computed in full before anything is deleted.
+public struct DeletionPlan: Sendable {
+    /// The snapshots to delete, oldest first (thin: in its chosen order).
+    public var toDelete: [PlannedSnapshot]
+    /// Selected, but kept by a safety rule.
+    public var protected: [ProtectedSnapshot]
+    /// Notes for stderr, e.g. why sizes are unknown.
+    public var notes: [String]
+
+    public init(toDelete: [PlannedSnapshot], protected: [ProtectedSnapshot] = [], notes: [String] = []) {
+        self.toDelete = toDelete; self.protected = protected; self.notes = notes
+    }
+
+    /// Splits `selected` (deduplicated by filesystem and id) into what the rules let
+    /// carve delete and what they protect; both oldest first.
+    public static func make(selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = []) -> DeletionPlan {
+        var seen = Set<String>()
+        var unique: [PlannedSnapshot] = []
+        for snapshot in selected where seen.insert(snapshot.key).inserted {
+            unique.append(snapshot)
+        }
+        // A snapshot named and selected at once is named: its refusal is a failure.
+        let namedKeys = Set(selected.filter(\.named).map(\.key))
+        for index in unique.indices where namedKeys.contains(unique[index].key) { unique[index].named = true }
+        unique.sort(by: olderFirst)
+        var plan = DeletionPlan(toDelete: [], notes: notes)
+        for snapshot in unique {
+            let protections = rules.protections(of: snapshot.subvolume)
+            if protections.isEmpty {
+                plan.toDelete.append(snapshot)
+            } else {
+                plan.protected.append(ProtectedSnapshot(snapshot: snapshot, protections: protections))
+            }
+        }
+        return plan
+    }
+
+    /// The least space the deletion frees, from quota exclusive bytes; nil when a size is unknown.
+    /// A lower bound: blocks shared only among the deleted snapshots count in no one's
+    /// exclusive bytes, yet come back too.
+    public var estimatedReclaim: UInt64? { Self.exclusiveSum(toDelete) }
+
+    /// Protected snapshots the user named: each one counts as not done.
+    public var namedProtectedCount: Int { protected.filter(\.snapshot.named).count }
+
+    public static func exclusiveSum(_ snapshots: [PlannedSnapshot]) -> UInt64? {
+        var total: UInt64 = 0
+        for snapshot in snapshots {
+            guard let bytes = snapshot.subvolume.exclusive else { return nil }
+            total += bytes
+        }
+        return total
+    }
+}
+
+/// Oldest first by creation time, ties by id, so a plan reads like the listing.
+func olderFirst(_ a: PlannedSnapshot, _ b: PlannedSnapshot) -> Bool {
+    let (dateA, dateB) = (a.subvolume.metadata.created ?? a.subvolume.created, b.subvolume.metadata.created ?? b.subvolume.created)
+    if dateA != dateB { return dateA < dateB }
+    if a.filesystem.uuid != b.filesystem.uuid { return a.filesystem.uuid < b.filesystem.uuid }
+    return a.subvolume.id < b.subvolume.id
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Set by SIGINT/SIGTERM (or a test); the executor stops after the snapshot being deleted.
+public final class CancellationFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    public init() {}
+    public func cancel() { lock.lock(); cancelled = true; lock.unlock() }
+    public var isCancelled: Bool { lock.lock(); defer { lock.unlock() }; return cancelled }
+}
+
+/// What a deletion run did: one outcome per snapshot tried, and what was left untried.
+public struct DeletionReport: Sendable {
+    public var outcomes: [DeletionOutcome]
+    /// Snapshots of the plan not tried because the run was interrupted.
+    public var notAttempted: [PlannedSnapshot]
+    public var interrupted: Bool
+
+    public init(outcomes: [DeletionOutcome] = [], notAttempted: [PlannedSnapshot] = [], interrupted: Bool = false) {
+        self.outcomes = outcomes; self.notAttempted = notAttempted; self.interrupted = interrupted
+    }
+
+    public var done: [DeletionOutcome] { outcomes.filter(\.isDone) }
+    public var notDone: [DeletionOutcome] { outcomes.filter { !$0.isDone } }
+
+    /// The exit status: 130 interrupted; 0 when everything asked for is gone;
+    /// 4 when some is and some is not; 1 when nothing could be done.
+    /// `namedProtected` counts snapshots the user named that the plan found protected.
+    public func exitStatus(namedProtected: Int = 0) -> ExitStatus {
+        if interrupted { return .interrupted }
+        let failures = notDone.count + namedProtected
+        if failures == 0 { return .success }
+        return done.isEmpty ? .failure : .partialFailure
+    }
+}
+
+/// Deletes the plan's snapshots one after another, continuing past failures, and
+/// stops between two snapshots when `cancellation` is set.
+public struct DeletionExecutor: Sendable {
+    public let deleter: SnapshotDeleter
+    public let cancellation: CancellationFlag
+
+    public init(deleter: SnapshotDeleter, cancellation: CancellationFlag) {
+        self.deleter = deleter; self.cancellation = cancellation
+    }
+
+    /// Runs the plan; `progress` hears each outcome with its position and the total.
+    public func run(
+        _ snapshots: [PlannedSnapshot],
+        progress: (DeletionOutcome, _ index: Int, _ total: Int) -> Void = { _, _, _ in }
+    ) -> DeletionReport {
+        var report = DeletionReport()
+        for (index, snapshot) in snapshots.enumerated() {
+            if cancellation.isCancelled {
+                report.interrupted = true
+                report.notAttempted = Array(snapshots[index...])
+                break
+            }
+            let outcome = deleter.delete(snapshot)
+            report.outcomes.append(outcome)
+            progress(outcome, index + 1, snapshots.count)
+        }
+        // A signal during the last deletion still interrupts the run as the user asked.
+        if cancellation.isCancelled { report.interrupted = true }
+        return report
+    }
+}

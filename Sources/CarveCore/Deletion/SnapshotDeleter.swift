@@ -1,0 +1,111 @@
+/// A snapshot chosen for deletion, with the filesystem it lives on.
+public struct PlannedSnapshot: Sendable, Hashable {
+    public var subvolume: Subvolume
+    public var filesystem: BtrfsFilesystem
+    /// True when the user named it (path, number, id) rather than a selection option
+    /// choosing it: a named snapshot that cannot be deleted counts as a failure.
+    public var named: Bool
+    public init(subvolume: Subvolume, filesystem: BtrfsFilesystem, named: Bool = false) {
+        self.subvolume = subvolume; self.filesystem = filesystem; self.named = named
+    }
+
+    /// How the snapshot is named in messages: its path, or where a mount would reach it.
+    public var displayPath: String { subvolume.mountedPath ?? "<top>/" + subvolume.path }
+    /// Identifies the snapshot across listings: the filesystem and the subvolume id.
+    public var key: String { "\(filesystem.uuid)/\(subvolume.id)" }
+}
+
+/// What happened to one snapshot the executor tried to delete.
+public struct DeletionOutcome: Sendable {
+    public enum Result: Sendable {
+        /// carve deleted it.
+        case deleted
+        /// It was gone before carve got to it (someone else deleted it): counted as done.
+        case alreadyGone
+        /// Its current state breaks a safety rule: not deleted.
+        case refused([Protection])
+        /// The deletion failed; the error names the call and errno.
+        case failed(any ReportableError)
+    }
+
+    public var snapshot: PlannedSnapshot
+    public var result: Result
+    /// The manager metadata removed after the snapshot (snapper's `.snapshots/N`).
+    public var metadataRemoved: String?
+    /// Why the manager metadata could not be removed, when it could not.
+    public var metadataWarning: String?
+
+    /// True for a snapshot that is gone now, whoever deleted it.
+    public var isDone: Bool {
+        switch result {
+        case .deleted, .alreadyGone: true
+        case .refused, .failed: false
+        }
+    }
+
+    /// The reason it was not deleted, in one phrase; nil when it is done.
+    public var errorText: String? {
+        switch result {
+        case .deleted, .alreadyGone: nil
+        case .refused(let protections): protections.map(\.reason).joined(separator: "; ")
+        case .failed(let error): error.message
+        }
+    }
+}
+
+/// Deletes snapshots, and is the only code in carve that does: the safety rules are
+/// checked here, against the filesystem's state right before each deletion, never
+/// left to the callers.
+public struct SnapshotDeleter: Sendable {
+    public let backend: any SnapshotBackend
+    public let rules: DeletionRules
+
+    public init(backend: any SnapshotBackend, rules: DeletionRules) {
+        self.backend = backend; self.rules = rules
+    }
+
+    /// Deletes one snapshot if its current state allows it, then its manager metadata.
+    public func delete(_ snapshot: PlannedSnapshot) -> DeletionOutcome {
+        let filesystem = snapshot.filesystem
+        let current: Subvolume
+        do {
+            guard let fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
+                return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
+            }
+            current = fresh
+        } catch {
+            return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
+        }
+        let protections = rules.protections(of: current)
+        guard protections.isEmpty else {
+            return DeletionOutcome(snapshot: snapshot, result: .refused(protections))
+        }
+        do {
+            try backend.deleteSubvolume(current, on: filesystem, recursive: rules.recursive)
+        } catch let error as SystemCallError where error.errno == 2 {
+            return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
+        } catch {
+            return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
+        }
+        return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
+    }
+
+    /// The manager's metadata goes only after the snapshot itself is gone, so a
+    /// crash in between leaves a snapshot without metadata, never the reverse.
+    private func removingMetadata(_ outcome: DeletionOutcome) -> DeletionOutcome {
+        var outcome = outcome
+        guard outcome.snapshot.subvolume.metadata.metadataPath != nil else { return outcome }
+        do {
+            outcome.metadataRemoved = try backend.removeManagerMetadata(
+                of: outcome.snapshot.subvolume, on: outcome.snapshot.filesystem)
+        } catch {
+            outcome.metadataWarning = reportable(error, outcome.snapshot).message
+        }
+        return outcome
+    }
+
+    private func reportable(_ error: any Error, _ snapshot: PlannedSnapshot) -> any ReportableError {
+        if let error = error as? any ReportableError { return error }
+        return RuntimeError("cannot delete snapshot \(snapshot.displayPath): \(error)")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Turns what the user typed (paths, snapper numbers, subvolume ids) into the
+/// snapshots of the filesystems in scope. Every name must resolve: an unknown one
+/// is bad input (exit 64), so nothing is deleted on a typo.
+public struct SnapshotResolver: Sendable {
+    public let backend: any SnapshotBackend
+    /// The listings of the filesystems in scope (`--filesystem`, or every mounted btrfs).
+    public let listings: [SubvolumeListing]
+    /// True when `--filesystem` narrowed the scope, so a path elsewhere is an error.
+    public let scoped: Bool
+
+    public init(backend: any SnapshotBackend, listings: [SubvolumeListing], scoped: Bool) {
+        self.backend = backend; self.listings = listings; self.scoped = scoped
+    }
+
+    public func resolve(_ name: SnapshotName) throws -> [PlannedSnapshot] {
+        switch name {
+        case .path(let path): return [try resolve(path: path)]
+        case .snapper(let config, let numbers): return try resolve(config: config, numbers: numbers)
+        }
+    }
+
+    /// `--id ID`: needs one filesystem in scope.
+    public func resolve(id: UInt64) throws -> PlannedSnapshot {
+        guard listings.count == 1, let listing = listings.first else {
+            throw UsageError(listings.isEmpty
+                ? "--id \(id): no mounted btrfs filesystem"
+                : "--id \(id) is ambiguous: \(listings.count) btrfs filesystems are in scope; name one with --filesystem")
+        }
+        guard let subvolume = listing.subvolumes.first(where: { $0.id == id }) else {
+            throw UsageError("--id \(id): no subvolume with id \(id) on \(listing.filesystem.mountpoint)")
+        }
+        return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
+    }
+
+    func resolve(path: String) throws -> PlannedSnapshot {
+        let absolute = Self.absolute(path)
+        guard FileManager.default.fileExists(atPath: absolute) || listings.contains(where: { listing in
+            listing.subvolumes.contains { $0.mountedPath == absolute }
+        }) else { throw UsageError("\(path): no such file or directory") }
+        let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
+        let filesystem = try btrfs(containing: resolved, named: path)
+        if resolved != absolute {
+            // A symlink may lead carve elsewhere only inside the same filesystem.
+            let parent = (absolute as NSString).deletingLastPathComponent
+            let start = try btrfs(containing: parent, named: path)
+            guard start.uuid == filesystem.uuid else {
+                throw UsageError("\(path) is a symlink out of its filesystem (to \(resolved))")
+            }
+        }
+        guard let listing = listings.first(where: { $0.filesystem.uuid == filesystem.uuid }) else {
+            let scope = listings.map(\.filesystem.mountpoint).joined(separator: ", ")
+            throw UsageError("\(path) is on another filesystem (\(filesystem.mountpoint)) than --filesystem \(scope)")
+        }
+        guard let subvolume = listing.subvolumes.first(where: { $0.mountedPath == resolved }) else {
+            throw UsageError("\(path) is not a snapshot: no subvolume starts there")
+        }
+        return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
+    }
+
+    func resolve(config: String, numbers: ClosedRange<Int>) throws -> [PlannedSnapshot] {
+        var found: [PlannedSnapshot] = []
+        var configKnown = false
+        for listing in listings {
+            for subvolume in listing.subvolumes
+            where subvolume.metadata.manager == .snapper && subvolume.metadata.config == config {
+                configKnown = true
+                if let number = subvolume.metadata.number, numbers.contains(number) {
+                    found.append(PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true))
+                }
+            }
+        }
+        guard configKnown else {
+            throw UsageError("\(config):\(Self.text(numbers)): no snapper config '\(config)' with snapshots on \(scopeText)")
+        }
+        // A single number must exist; a range deletes what exists inside it, as snapper does.
+        guard !found.isEmpty || numbers.count > 1 else {
+            throw UsageError("\(config):\(numbers.lowerBound): snapper config '\(config)' has no snapshot \(numbers.lowerBound)")
+        }
+        return found
+    }
+
+    private func btrfs(containing path: String, named name: String) throws -> BtrfsFilesystem {
+        do {
+            return try backend.filesystem(containing: path)
+        } catch let error as RuntimeError {
+            // Naming a snapshot on ext4 is bad input here, not a runtime failure.
+            throw UsageError("\(name): \(error.message)")
+        }
+    }
+
+    private var scopeText: String {
+        listings.isEmpty ? "any mounted btrfs filesystem" : listings.map(\.filesystem.mountpoint).joined(separator: ", ")
+    }
+
+    static func text(_ numbers: ClosedRange<Int>) -> String {
+        numbers.count == 1 ? "\(numbers.lowerBound)" : "\(numbers.lowerBound)-\(numbers.upperBound)"
+    }
+
+    /// An absolute, normalised path: no `.`, `..` or trailing slash; symlinks kept.
+    static func absolute(_ path: String) -> String {
+        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}

@@ -1,0 +1,137 @@
+import CBtrfsUtil
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Deletion through libbtrfsutil. These primitives check no safety rule: only
+/// `SnapshotDeleter.delete` calls them, after checking `currentState`.
+extension BtrfsSnapshotBackend {
+    public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
+        let root = filesystem.mountpoint
+        var info = btrfs_util_subvolume_info()
+        let result = btrfs_util_subvolume_info(root, subvolume.id, &info)
+        if result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND { return nil }
+        try BtrfsUtilCall.check(result, "cannot read subvolume \(subvolume.id) on \(root)", "btrfs_util_subvolume_info")
+        // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
+        guard abs(Double(info.otime.tv_sec) - subvolume.created.timeIntervalSince1970) < 2 else { return nil }
+        var current = subvolume
+        current.isDefault = try defaultSubvolumeID(on: root) == subvolume.id
+        current.mountpoints = try mountpoints(of: subvolume.id, on: filesystem)
+        current.hasNestedSubvolumes = try hasNestedSubvolumes(subvolume.id, on: root)
+        return current
+    }
+
+    public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
+        if let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) {
+            let flags = recursive ? Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE) : 0
+            try BtrfsUtilCall.check(
+                btrfs_util_delete_subvolume(path, flags), "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
+            return
+        }
+        let name = "<top>/\(subvolume.path) (id \(subvolume.id))"
+        if recursive && subvolume.hasNestedSubvolumes {
+            // The kernel deletes by id only an empty subvolume; nested ones need a path.
+            throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it")
+        }
+        let fd = open(filesystem.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SystemCallError("cannot open \(filesystem.mountpoint)", call: "open", errno: errno)
+        }
+        defer { close(fd) }
+        try BtrfsUtilCall.check(
+            btrfs_util_delete_subvolume_by_id_fd(fd, subvolume.id), "cannot delete snapshot \(name)",
+            "btrfs_util_delete_subvolume_by_id_fd")
+    }
+
+    public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
+        guard let path = subvolume.metadata.metadataPath else { return nil }
+        return try ManagerMetadataRemoval.remove(path)
+    }
+
+    /// Commits, waits for the commit, then polls the cleaner's list of deleted
+    /// subvolumes; a last commit makes the freed extents count as free.
+    public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
+        let root = filesystem.mountpoint
+        var transaction: UInt64 = 0
+        try BtrfsUtilCall.check(btrfs_util_start_sync(root, &transaction), "cannot commit \(root)", "btrfs_util_start_sync")
+        try BtrfsUtilCall.check(btrfs_util_wait_sync(root, transaction), "cannot commit \(root)", "btrfs_util_wait_sync")
+        let waiting = Set(ids)
+        while try !waiting.isDisjoint(with: deletedSubvolumes(on: root)) {
+            usleep(100_000)
+        }
+        try BtrfsUtilCall.check(btrfs_util_sync(root), "cannot commit \(root)", "btrfs_util_sync")
+    }
+
+    public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
+        try BtrfsSpace.usage(of: filesystem.mountpoint)
+    }
+
+    // MARK: the current state
+
+    private func defaultSubvolumeID(on root: String) throws -> UInt64 {
+        var id: UInt64 = 0
+        try BtrfsUtilCall.check(
+            btrfs_util_get_default_subvolume(root, &id), "cannot read the default subvolume of \(root)",
+            "btrfs_util_get_default_subvolume")
+        return id
+    }
+
+    /// Every mount of this subvolume, as `-o subvol=` or a bind mount of a path in it,
+    /// found by the filesystem's device number and the subvolid mount option.
+    private func mountpoints(of id: UInt64, on filesystem: BtrfsFilesystem) throws -> [String] {
+        let mounts = try ProcMountTable().mounts().filter { $0.fsType == "btrfs" }
+        let ours = Set(filesystem.mounts.map(\.mountpoint))
+        let numbers = Set(mounts.filter { ours.contains($0.mountpoint) }.map(\.number))
+        return mounts.filter { numbers.contains($0.number) && $0.superOption("subvolid") == String(id) }.map(\.mountpoint)
+    }
+
+    private func hasNestedSubvolumes(_ id: UInt64, on root: String) throws -> Bool {
+        var iterator: OpaquePointer?
+        try BtrfsUtilCall.check(
+            btrfs_util_create_subvolume_iterator(root, id, 0, &iterator),
+            "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_create_subvolume_iterator")
+        defer { btrfs_util_destroy_subvolume_iterator(iterator) }
+        var path: UnsafeMutablePointer<CChar>?
+        var child: UInt64 = 0
+        let result = btrfs_util_subvolume_iterator_next(iterator, &path, &child)
+        free(path)
+        if result == BTRFS_UTIL_ERROR_STOP_ITERATION { return false }
+        try BtrfsUtilCall.check(
+            result, "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_subvolume_iterator_next")
+        return true
+    }
+
+    /// True when `path` names subvolume `id` with no symlink on the way, so deleting
+    /// by path cannot hit another subvolume; otherwise carve deletes by id.
+    private func reaches(_ path: String, subvolume id: UInt64) -> Bool {
+        guard let resolved = realpath(path, nil) else { return false }
+        defer { free(resolved) }
+        guard String(cString: resolved) == path, btrfs_util_is_subvolume(path) == BTRFS_UTIL_OK else { return false }
+        var found: UInt64 = 0
+        return btrfs_util_subvolume_id(path, &found) == BTRFS_UTIL_OK && found == id
+    }
+
+    private func deletedSubvolumes(on root: String) throws -> Set<UInt64> {
+        var ids: UnsafeMutablePointer<UInt64>?
+        var count = 0
+        try BtrfsUtilCall.check(
+            btrfs_util_deleted_subvolumes(root, &ids, &count), "cannot read the cleaner's queue on \(root)",
+            "btrfs_util_deleted_subvolumes")
+        defer { free(ids) }
+        guard let ids else { return [] }
+        return Set(UnsafeBufferPointer(start: ids, count: count))
+    }
+}
+
+/// libbtrfsutil's error codes as carve errors: the call's name and errno, which
+/// libbtrfsutil leaves set.
+enum BtrfsUtilCall {
+    static func check(_ result: btrfs_util_error, _ context: String, _ call: String) throws {
+        guard result != BTRFS_UTIL_OK else { return }
+        let code: Int32 = result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND ? ENOENT
+            : result == BTRFS_UTIL_ERROR_NOT_BTRFS ? ENOTTY : errno
+        throw SystemCallError(context, call: call, errno: code)
+    }
+}
