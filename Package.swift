@@ -34,6 +34,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "carve", dependencies: ["CarveCLI"]),
+        // Prints what the man pages are generated from (Scripts/man); not installed.
+        .executableTarget(name: "carve-manual-data", dependencies: ["CarveCLI"]),
         // Shared by the test targets only: loop images, udevd, running reference tools.
         .target(name: "CarveTestSupport", dependencies: ["CarveCore"]),
         .testTarget(
