@@ -1,0 +1,124 @@
+import Foundation
+
+/// Decides which subvolumes are snapshots and attaches what their manager recorded.
+///
+/// A subvolume is a snapshot when it has a parent UUID or lies in a known layout:
+/// snapper `…/.snapshots/N/snapshot`, timeshift `timeshift-btrfs/snapshots/NAME/@…`,
+/// btrbk `SUBVOL.YYYYMMDD[THHMM[SS]][_N]` (read-only). Metadata files are read
+/// through the snapshot's mounted path; a broken file leaves the snapshot listed
+/// as plain with a warning naming the file, and the listing goes on.
+public struct SnapshotClassifier: Sendable {
+    /// A snapper config's `.snapshots` directory, located on this filesystem.
+    public struct SnapperDirectory: Sendable, Hashable {
+        public var config: String
+        /// The `.snapshots` directory's path from the top level, e.g. "@snapshots" or "@home/.snapshots".
+        public var topLevelPath: String
+        public init(config: String, topLevelPath: String) { self.config = config; self.topLevelPath = topLevelPath }
+    }
+
+    /// Reads at most `limit` bytes of a metadata file; nil when it does not exist.
+    /// Throws when it exists and cannot be read (the error's description is the reason).
+    public typealias FileReader = @Sendable (_ path: String, _ limit: Int) throws -> Data?
+
+    public var snapperDirectories: [SnapperDirectory]
+    public var readFile: FileReader
+    public var timeZone: TimeZone
+
+    public init(snapperDirectories: [SnapperDirectory] = [], timeZone: TimeZone = .current, readFile: @escaping FileReader) {
+        self.snapperDirectories = snapperDirectories; self.readFile = readFile; self.timeZone = timeZone
+    }
+
+    /// The subvolumes with `isSnapshot`, `metadata`, source and nesting filled in, and the warnings.
+    public func classify(_ subvolumes: [Subvolume]) -> (subvolumes: [Subvolume], warnings: [String]) {
+        var byUUID: [String: Subvolume] = [:]
+        for subvolume in subvolumes { byUUID[subvolume.uuid] = subvolume }
+        let parents = Set(subvolumes.map(\.parentID))
+        var warnings: [String] = []
+        let classified = subvolumes.map { original -> Subvolume in
+            var subvolume = original
+            if let parentUUID = subvolume.parentUUID, let source = byUUID[parentUUID] {
+                subvolume.sourceID = source.id
+                subvolume.sourcePath = source.path
+            }
+            subvolume.hasNestedSubvolumes = parents.contains(subvolume.id)
+            let (metadata, warning) = recognise(subvolume)
+            if let warning { warnings.append(warning) }
+            subvolume.metadata = metadata ?? .plain
+            subvolume.isSnapshot = subvolume.parentUUID != nil || metadata != nil
+            return subvolume
+        }
+        return (classified, warnings)
+    }
+
+    /// The manager's metadata when the subvolume is in a known layout, else nil.
+    func recognise(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
+        let components = subvolume.path.split(separator: "/").map(String.init)
+        if components.count >= 3, components[components.count - 1] == "snapshot",
+           let number = Int(components[components.count - 2]), components[components.count - 2].allSatisfy(\.isASCII) {
+            // `.snapshots` may itself be a subvolume mounted there (`@snapshots` on /.snapshots).
+            let directory = components.dropLast(2).joined(separator: "/")
+            if components[components.count - 3] == ".snapshots" || snapperDirectories.contains(where: { $0.topLevelPath == directory }) {
+                return snapper(subvolume, number: number, snapshotsDirectory: directory)
+            }
+        }
+        if components.count >= 4, components[components.count - 4] == "timeshift-btrfs",
+           components[components.count - 3] == "snapshots", components[components.count - 1].hasPrefix("@") {
+            return timeshift(subvolume, name: components[components.count - 2])
+        }
+        if let last = components.last, subvolume.readOnly, let parsed = BtrbkName.parse(last, timeZone: timeZone) {
+            return (ManagerMetadata(manager: .btrbk, name: last, created: parsed.created), nil)
+        }
+        return (nil, nil)
+    }
+
+    private func snapper(_ subvolume: Subvolume, number: Int, snapshotsDirectory: String) -> (ManagerMetadata?, String?) {
+        let config = snapperDirectories.first { $0.topLevelPath == snapshotsDirectory }?.config
+        var layout = ManagerMetadata(manager: .snapper, config: config, number: number)
+        guard let mounted = subvolume.mountedPath else {
+            layout.warning = "not mounted: info.xml not read"
+            return (layout, nil)
+        }
+        let infoPath = String(mounted.dropLast("/snapshot".count)) + "/info.xml"
+        layout.metadataPath = String(mounted.dropLast("/snapshot".count))
+        do {
+            guard let data = try readFile(infoPath, SnapperInfo.maximumSize + 1) else {
+                layout.warning = "no info.xml"
+                return (layout, nil)
+            }
+            var metadata = try SnapperInfo.parse(data, config: config)
+            metadata.metadataPath = layout.metadataPath
+            if metadata.number != number {
+                return (nil, brokenWarning(infoPath, "it says number \(metadata.number ?? -1), the directory is \(number)"))
+            }
+            return (metadata, nil)
+        } catch {
+            return (nil, brokenWarning(infoPath, "\(error)"))
+        }
+    }
+
+    private func timeshift(_ subvolume: Subvolume, name: String) -> (ManagerMetadata?, String?) {
+        var layout = ManagerMetadata(manager: .timeshift, name: name, created: TimeshiftInfo.date(fromName: name, timeZone: timeZone))
+        guard let mounted = subvolume.mountedPath else {
+            layout.warning = "not mounted: info.json not read"
+            return (layout, nil)
+        }
+        let directory = String(mounted[..<(mounted.lastIndex(of: "/") ?? mounted.endIndex)])
+        layout.metadataPath = directory
+        let infoPath = directory + "/info.json"
+        do {
+            guard let data = try readFile(infoPath, TimeshiftInfo.maximumSize + 1) else {
+                layout.warning = "no info.json"
+                return (layout, nil)
+            }
+            var metadata = try TimeshiftInfo.parse(data, name: name)
+            metadata.metadataPath = directory
+            return (metadata, nil)
+        } catch {
+            return (nil, brokenWarning(infoPath, "\(error)"))
+        }
+    }
+
+    private func brokenWarning(_ path: String, _ reason: String) -> String {
+        "cannot use \(path): \(reason); the snapshot is listed as plain"
+    }
+}

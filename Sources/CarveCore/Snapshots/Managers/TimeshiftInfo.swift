@@ -1,0 +1,102 @@
+import Foundation
+
+/// timeshift's btrfs-mode layout: `timeshift-btrfs/snapshots/YYYY-MM-DD_HH-MM-SS/`
+/// holding the subvolumes `@`, `@home`… and an `info.json` with `created` (Unix
+/// seconds, as a string), `tags` ("O B H D W M", space separated) and `comments`.
+public enum TimeshiftInfo {
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+        public init(reason: String) { self.reason = reason }
+    }
+
+    public static let maximumSize = 256 * 1024
+
+    public static func parse(_ data: Data, name: String) throws(Failure) -> ManagerMetadata {
+        guard data.count <= maximumSize else { throw Failure(reason: "larger than \(maximumSize) bytes") }
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw Failure(reason: "not a JSON object")
+            }
+            object = parsed
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(reason: "not valid JSON")
+        }
+        let created: Date
+        switch object["created"] {
+        case let text as String:
+            guard let seconds = Int64(text.trimmingSpaces) else { throw Failure(reason: "\"created\" is not Unix seconds") }
+            created = Date(timeIntervalSince1970: TimeInterval(seconds))
+        case let number as NSNumber:
+            created = Date(timeIntervalSince1970: number.doubleValue)
+        default:
+            throw Failure(reason: "no \"created\"")
+        }
+        let tags = (object["tags"] as? String)?.split(separator: " ").map(String.init) ?? []
+        let comments = (object["comments"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        return ManagerMetadata(manager: .timeshift, name: name, description: comments, tags: tags, created: created)
+    }
+
+    /// The creation time in a snapshot directory's name ("2026-11-01_12-00-01", local time).
+    public static func date(fromName name: String, timeZone: TimeZone = .current) -> Date? {
+        var scanner = DigitScanner(Array(name.utf8))
+        guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
+              scanner.take("-"), let day = scanner.number(digits: 2), scanner.take("_"),
+              let hour = scanner.number(digits: 2), scanner.take("-"), let minute = scanner.number(digits: 2),
+              scanner.take("-"), let second = scanner.number(digits: 2), scanner.atEnd
+        else { return nil }
+        return localDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: timeZone)
+    }
+}
+
+/// btrbk's snapshot names: `SUBVOL.YYYYMMDD`, `SUBVOL.YYYYMMDDTHHMM`,
+/// `SUBVOL.YYYYMMDDTHHMMSS` (local time) or long-iso `SUBVOL.YYYYMMDDTHHMMSS+hhmm`,
+/// each optionally followed by `_N` when two fall in the same minute.
+public enum BtrbkName {
+    public struct Parsed: Equatable, Sendable {
+        public var subvolume: String
+        public var created: Date
+    }
+
+    public static func parse(_ name: String, timeZone: TimeZone = .current) -> Parsed? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        var stamp = Array(name[name.index(after: dot)...].utf8)
+        if let underscore = stamp.lastIndex(of: UInt8(ascii: "_")) {
+            let counter = stamp[(underscore + 1)...]
+            guard !counter.isEmpty, counter.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            stamp = Array(stamp[..<underscore])
+        }
+        var scanner = DigitScanner(stamp)
+        guard let year = scanner.number(digits: 4), let month = scanner.number(digits: 2),
+              let day = scanner.number(digits: 2)
+        else { return nil }
+        var hour = 0, minute = 0, second = 0
+        var zone = timeZone
+        if scanner.take("T") {
+            guard let h = scanner.number(digits: 2), let m = scanner.number(digits: 2) else { return nil }
+            hour = h; minute = m
+            if let s = scanner.number(digits: 2) { second = s }
+            if !scanner.atEnd {
+                guard let offset = scanner.offset(), let fixed = TimeZone(secondsFromGMT: offset) else { return nil }
+                zone = fixed
+            }
+        }
+        guard scanner.atEnd, (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60,
+              let created = localDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: zone)
+        else { return nil }
+        return Parsed(subvolume: String(name[..<dot]), created: created)
+    }
+}
+
+func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone) -> Date? {
+    guard (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
+          hour < 24, minute < 60, second < 60
+    else { return nil }
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = zone
+    return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+}

@@ -1,0 +1,60 @@
+/// Where a filesystem's subvolumes can be reached through its current mounts.
+///
+/// A mount shows the part of the filesystem below its root (`-o subvol=@home`
+/// gives root "/@home"), so a path from the top level is reachable through every
+/// mount whose root is a prefix of it. The most specific mount wins: `/home/x`
+/// reads better than `/mnt/top/@home/x`.
+extension BtrfsFilesystem {
+    /// The absolute path of `topLevelPath` ("@home/.snapshots/1/snapshot") through a mount, or nil.
+    public func mountedPath(ofTopLevelPath topLevelPath: String) -> String? {
+        let path = trimmingSlashes(topLevelPath)
+        var best: (rootLength: Int, path: String)?
+        for mount in mounts {
+            let root = trimmingSlashes(mount.subvolumePath)
+            let rest: Substring
+            if root.isEmpty {
+                rest = Substring(path)
+            } else if path == root {
+                rest = ""
+            } else if path.hasPrefix(root + "/") {
+                rest = path.dropFirst(root.count + 1)
+            } else {
+                continue
+            }
+            guard best.map({ root.count > $0.rootLength }) ?? true else { continue }
+            best = (root.count, join(mount.mountpoint, rest))
+        }
+        return best?.path
+    }
+
+    /// The path from the top level of an absolute path inside one of the mounts, or nil.
+    /// Symlinks are not followed: this is string work on mountpoints.
+    public func topLevelPath(ofMountedPath absolutePath: String) -> String? {
+        let path = absolutePath.count > 1 && absolutePath.hasSuffix("/") ? String(absolutePath.dropLast()) : absolutePath
+        let candidates = mounts.filter { mount in
+            mount.mountpoint == "/" || path == mount.mountpoint || path.hasPrefix(mount.mountpoint + "/")
+        }
+        guard let mount = candidates.max(by: { $0.mountpoint.count < $1.mountpoint.count }) else { return nil }
+        let rest = trimmingSlashes(String(path.dropFirst(mount.mountpoint == "/" ? 0 : mount.mountpoint.count)))
+        let root = trimmingSlashes(mount.subvolumePath)
+        return root.isEmpty ? rest : rest.isEmpty ? root : root + "/" + rest
+    }
+
+    /// Every mountpoint where this subvolume itself is mounted (not a directory inside it).
+    public func mountpoints(ofSubvolume id: UInt64, path: String) -> [String] {
+        mounts.filter { $0.subvolumeID == id && trimmingSlashes($0.subvolumePath) == trimmingSlashes(path) }
+            .map(\.mountpoint)
+    }
+}
+
+private func trimmingSlashes(_ path: String) -> String {
+    var path = Substring(path)
+    while path.hasPrefix("/") { path.removeFirst() }
+    while path.hasSuffix("/") { path.removeLast() }
+    return String(path)
+}
+
+private func join(_ mountpoint: String, _ rest: Substring) -> String {
+    if rest.isEmpty { return mountpoint }
+    return mountpoint == "/" ? "/" + rest : mountpoint + "/" + rest
+}
