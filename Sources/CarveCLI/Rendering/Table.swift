@@ -64,7 +64,7 @@ public struct TextTable {
     }
 
     public func rendered() -> String {
-        let all = [headers] + rows
+        let all = ([headers] + rows).flatMap(TextTable.physicalLines)
         var widths = Array(repeating: 0, count: headers.count)
         for row in all { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) } }
         var out = ""
@@ -84,6 +84,17 @@ public struct TextTable {
             out += line + "\n"
         }
         return out
+    }
+}
+
+extension TextTable {
+    /// A row whose cells hold several lines ("\n"-separated, as lsblk's MOUNTPOINTS)
+    /// as several printed lines, the other cells empty on the continuation lines.
+    static func physicalLines(_ row: [String]) -> [[String]] {
+        let split = row.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        let height = split.map(\.count).max() ?? 1
+        guard height > 1 else { return [row] }
+        return (0..<height).map { line in split.map { line < $0.count ? $0[line] : "" } }
     }
 }
 

@@ -1,0 +1,130 @@
+/// Assembles the machine's block devices from separate sources, merged in a
+/// stated order as lsblk does: enumeration names the devices; sysfs gives their
+/// geometry, flags and stacking; then each property source in turn fills only the
+/// fields still unknown, so an earlier source (the udev database) always wins over
+/// a later one (libblkid probing); last, the mount table gives mountpoints.
+public struct DeviceInventory: Sendable {
+    public var enumerator: any BlockDeviceEnumerator
+    public var attributes: any DeviceAttributeSource
+    /// Earlier sources win: a later source only fills what the earlier ones lack.
+    public var propertySources: [any DevicePropertySource]
+    public var mounts: any MountTable
+
+    public init(
+        enumerator: any BlockDeviceEnumerator, attributes: any DeviceAttributeSource,
+        propertySources: [any DevicePropertySource], mounts: any MountTable
+    ) {
+        self.enumerator = enumerator; self.attributes = attributes
+        self.propertySources = propertySources; self.mounts = mounts
+    }
+
+    /// The devices, and the fields that stayed unknown because a source was denied.
+    public struct Result: Sendable {
+        /// Every listed device, each disk followed by its partitions.
+        public var devices: [BlockDevice]
+        /// Column names, e.g. ["FSTYPE", "LABEL"], in a fixed order.
+        public var fieldsNeedingRoot: [String]
+    }
+
+    public func collect() throws -> Result {
+        var devices = try listedDevices()
+        var denied = Set<DeviceField>()
+        let byName = Dictionary(devices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for index in devices.indices {
+            let parent = devices[index].parent.flatMap { byName[$0] }
+            devices[index].properties = mergedProperties(of: devices[index], parent: parent, denied: &denied)
+        }
+        DeviceInventory.attachMountpoints(to: &devices, from: try mounts.mounts())
+        let fields = DeviceField.allCases.filter(denied.contains).map(\.rawValue)
+        return Result(devices: devices, fieldsNeedingRoot: fields)
+    }
+
+    /// Enumerated devices with their sysfs attributes, without what lsblk hides by
+    /// default: RAM disks (major 1) and loop devices with no file attached.
+    func listedDevices() throws -> [BlockDevice] {
+        var devices: [BlockDevice] = []
+        for entry in try enumerator.blockDevices() {
+            guard let sysfs = try attributes.attributes(of: entry.name) else { continue }
+            if sysfs.number.major == 1 { continue }
+            if entry.name.hasPrefix("loop"), sysfs.parent == nil, sysfs.size == 0, !sysfs.hasBackingFile { continue }
+            devices.append(BlockDevice(entry, sysfs))
+        }
+        return DeviceInventory.parentsFirst(devices)
+    }
+
+    func mergedProperties(of device: BlockDevice, parent: BlockDevice?, denied: inout Set<DeviceField>) -> DeviceProperties {
+        var known = DeviceProperties()
+        var deniedHere = Set<DeviceField>()
+        for source in propertySources {
+            let wanted = source.fields.filter { !$0.isKnown(in: known) }
+            guard !wanted.isEmpty else { continue }
+            do {
+                if let found = try source.properties(of: device, parent: parent) {
+                    known = known.filling(from: found)
+                }
+            } catch let error as any ReportableError where error.exitStatus == .needsRoot {
+                deniedHere.formUnion(wanted)
+            } catch {
+                // A device that cannot be probed (no medium, I/O error) is listed
+                // with what the other sources know, as lsblk lists it.
+                continue
+            }
+        }
+        // sysfs hardware identification is the last resort, after every content source.
+        let merged = known.filling(from: device.properties)
+        denied.formUnion(deniedHere.filter { !$0.isKnown(in: merged) })
+        return merged
+    }
+
+    /// Orders devices as lsblk does: whole devices by device number, each followed
+    /// by its partitions in disk order.
+    static func parentsFirst(_ devices: [BlockDevice]) -> [BlockDevice] {
+        let byNumber: (BlockDevice, BlockDevice) -> Bool = {
+            ($0.number.major, $0.number.minor) < ($1.number.major, $1.number.minor)
+        }
+        let names = Set(devices.map(\.name))
+        let wholes = devices.filter { $0.parent == nil || !names.contains($0.parent!) }.sorted(by: byNumber)
+        var partitions: [String: [BlockDevice]] = [:]
+        for device in devices where device.parent != nil && names.contains(device.parent!) {
+            partitions[device.parent!, default: []].append(device)
+        }
+        return wholes.flatMap { whole in
+            [whole] + (partitions[whole.name] ?? []).sorted { ($0.start ?? 0, $0.name) < ($1.start ?? 0, $1.name) }
+        }
+    }
+
+    /// Adds each mount to the devices it belongs to: by device number; for btrfs,
+    /// whose mounts carry an anonymous 0:NN number, by the mount source path, then
+    /// to every device of the same btrfs filesystem (same UUID), as lsblk groups them.
+    public static func attachMountpoints(to devices: inout [BlockDevice], from mounts: [MountEntry]) {
+        for mount in mounts {
+            var targets = Set(devices.indices.filter { devices[$0].number == mount.number })
+            if targets.isEmpty, mount.source.hasPrefix("/") {
+                let bySource = devices.indices.filter { devices[$0].path == mount.source }
+                targets.formUnion(bySource)
+                for index in bySource where devices[index].properties.fsType == "btrfs" {
+                    guard let uuid = devices[index].properties.uuid else { continue }
+                    targets.formUnion(devices.indices.filter {
+                        devices[$0].properties.fsType == "btrfs" && devices[$0].properties.uuid == uuid
+                    })
+                }
+            }
+            for index in targets.sorted() where !devices[index].mountpoints.contains(mount.mountpoint) {
+                devices[index].mountpoints.append(mount.mountpoint)
+            }
+        }
+    }
+}
+
+extension BlockDevice {
+    /// A device as enumeration and sysfs describe it, before any property source.
+    init(_ entry: EnumeratedDevice, _ sysfs: SysfsDevice) {
+        self.init(
+            name: entry.name, path: entry.node, kind: .classify(name: entry.name, isPartition: sysfs.parent != nil, dmUUID: sysfs.dmUUID),
+            number: sysfs.number, size: sysfs.size, sectorSize: sysfs.logicalBlockSize, readOnly: sysfs.readOnly,
+            removable: sysfs.removable, rotational: sysfs.rotational, parent: sysfs.parent, start: sysfs.start,
+            holders: sysfs.holders, slaves: sysfs.slaves,
+            properties: DeviceProperties(model: sysfs.model, serial: sysfs.serial)
+        )
+    }
+}

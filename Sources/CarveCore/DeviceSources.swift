@@ -1,0 +1,131 @@
+/// A property of a device's content, named as its lsblk column. Property sources
+/// declare which of these they can supply, so the inventory knows whom to ask and
+/// which fields stay unknown when a source is denied.
+public enum DeviceField: String, CaseIterable, Sendable, Hashable {
+    case fsType = "FSTYPE", fsVersion = "FSVER", uuid = "UUID", label = "LABEL"
+    case partUUID = "PARTUUID", partType = "PARTTYPE", partLabel = "PARTLABEL", partNumber = "PARTN"
+    case ptType = "PTTYPE", ptUUID = "PTUUID", model = "MODEL", serial = "SERIAL"
+
+    /// True when `properties` has a value for this field.
+    public func isKnown(in properties: DeviceProperties) -> Bool {
+        switch self {
+        case .fsType: properties.fsType != nil
+        case .fsVersion: properties.fsVersion != nil
+        case .uuid: properties.uuid != nil
+        case .label: properties.label != nil
+        case .partUUID: properties.partUUID != nil
+        case .partType: properties.partType != nil
+        case .partLabel: properties.partLabel != nil
+        case .partNumber: properties.partNumber != nil
+        case .ptType: properties.ptType != nil
+        case .ptUUID: properties.ptUUID != nil
+        case .model: properties.model != nil
+        case .serial: properties.serial != nil
+        }
+    }
+}
+
+/// A block device as enumeration finds it: its kernel name and, when known, its node.
+public struct EnumeratedDevice: Sendable, Hashable {
+    public var name: String
+    public var node: String?
+    public init(name: String, node: String? = nil) { self.name = name; self.node = node }
+}
+
+/// Lists the block devices of the machine (libudev's `block` subsystem in production).
+public protocol BlockDeviceEnumerator: Sendable {
+    func blockDevices() throws -> [EnumeratedDevice]
+}
+
+/// What sysfs says about one block device: geometry, flags and how it is stacked.
+public struct SysfsDevice: Sendable, Hashable {
+    public var number: DeviceNumber
+    /// Size in bytes (sysfs counts 512-byte sectors whatever the sector size).
+    public var size: UInt64
+    public var logicalBlockSize: UInt64
+    public var readOnly: Bool
+    public var removable: Bool
+    public var rotational: Bool
+    /// For a partition: the kernel name of its disk.
+    public var parent: String?
+    /// For a partition: its first sector, in 512-byte units.
+    public var start: UInt64?
+    public var holders: [String]
+    public var slaves: [String]
+    /// For a loop device: whether a file is attached (`loop/backing_file` exists).
+    public var hasBackingFile: Bool
+    /// For device-mapper devices: `dm/uuid`, whose prefix says crypt or LVM.
+    public var dmUUID: String?
+    /// Hardware identification sysfs knows without udev (`device/model`, `device/serial`).
+    public var model: String?
+    public var serial: String?
+
+    public init(
+        number: DeviceNumber, size: UInt64, logicalBlockSize: UInt64 = 512, readOnly: Bool = false,
+        removable: Bool = false, rotational: Bool = false, parent: String? = nil, start: UInt64? = nil,
+        holders: [String] = [], slaves: [String] = [], hasBackingFile: Bool = false, dmUUID: String? = nil,
+        model: String? = nil, serial: String? = nil
+    ) {
+        self.number = number; self.size = size; self.logicalBlockSize = logicalBlockSize
+        self.readOnly = readOnly; self.removable = removable; self.rotational = rotational
+        self.parent = parent; self.start = start; self.holders = holders; self.slaves = slaves
+        self.hasBackingFile = hasBackingFile; self.dmUUID = dmUUID; self.model = model; self.serial = serial
+    }
+}
+
+/// Reads sysfs attributes of a block device by kernel name; nil when sysfs has no such device.
+public protocol DeviceAttributeSource: Sendable {
+    func attributes(of name: String) throws -> SysfsDevice?
+}
+
+/// One source of content properties (the udev database, libblkid probing...).
+public protocol DevicePropertySource: Sendable {
+    /// Short name for messages, e.g. "udev" or "blkid".
+    var name: String { get }
+    /// The fields this source can supply.
+    var fields: Set<DeviceField> { get }
+    /// What this source knows about `device` (nil when it has no record).
+    /// `parent` is the disk of a partition, for sources that read the partition table there.
+    /// Throws an error whose exit status is `.needsRoot` when denied for lack of privileges.
+    func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties?
+}
+
+extension DeviceKind {
+    /// The TYPE lsblk gives a device, from its kernel name and what sysfs says.
+    public static func classify(name: String, isPartition: Bool, dmUUID: String?) -> DeviceKind {
+        if isPartition { return .part }
+        if name.hasPrefix("loop") { return .loop }
+        if name.hasPrefix("sr") { return .rom }
+        if name.hasPrefix("md") { return .raid }
+        if name.hasPrefix("dm-") {
+            let uuid = dmUUID ?? ""
+            if uuid.hasPrefix("CRYPT-") { return .crypt }
+            if uuid.hasPrefix("LVM-") { return .lvm }
+            return .dm
+        }
+        return .disk
+    }
+}
+
+/// The one-line errors for a path given as a device that is not one. Shared by
+/// the real device source and the fakes so both say exactly the same thing.
+public enum DevicePathError {
+    /// What a path turned out to be instead of a block device.
+    public enum FileKind: String, Sendable {
+        case regularFile = "a regular file", directory = "a directory"
+        case characterDevice = "a character device", other = "neither a file nor a device"
+    }
+
+    public static func missing(_ path: String) -> UsageError {
+        UsageError("\(path): no such file or directory")
+    }
+
+    public static func notBlockDevice(_ path: String, is kind: FileKind) -> UsageError {
+        UsageError("\(path) is not a block device (it is \(kind.rawValue))")
+    }
+
+    /// A block device that the listing hides, such as a RAM disk or an unused loop device.
+    public static func notListed(_ path: String) -> UsageError {
+        UsageError("\(path) is a block device that carve does not list (a RAM disk or an unused loop device)")
+    }
+}

@@ -1,0 +1,63 @@
+/// A device with what sits on it: its partitions first, then its holders (the
+/// devices stacked on it, such as a dm-crypt or RAID device).
+public struct DeviceTreeNode: Sendable, Hashable {
+    public var device: BlockDevice
+    public var children: [DeviceTreeNode]
+    public init(device: BlockDevice, children: [DeviceTreeNode] = []) { self.device = device; self.children = children }
+}
+
+/// One printed line of a tree: the device and the tree drawing before its name.
+public struct DeviceTreeLine: Sendable, Hashable {
+    public var device: BlockDevice
+    /// e.g. "├─" or "│ └─"; empty for a root.
+    public var prefix: String
+}
+
+/// Builds the lsblk tree: roots are the devices that sit on nothing; under each
+/// device come its partitions, then its holders. A device with several slaves
+/// (a RAID array) appears under each of them, as in lsblk.
+public enum DeviceTree {
+    /// The forest of `devices`, or of the named devices only (each with what sits on it).
+    public static func build(_ devices: [BlockDevice], roots names: [String]? = nil) -> [DeviceTreeNode] {
+        let byName = Dictionary(devices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let rootDevices: [BlockDevice]
+        if let names {
+            rootDevices = names.compactMap { byName[$0] }
+        } else {
+            rootDevices = devices.filter { device in
+                let onParent = device.parent.map { byName[$0] != nil } ?? false
+                let onSlave = device.slaves.contains { byName[$0] != nil }
+                return !onParent && !onSlave
+            }
+        }
+        var partitions: [String: [BlockDevice]] = [:]
+        for device in devices { if let parent = device.parent { partitions[parent, default: []].append(device) } }
+        func node(_ device: BlockDevice, path: Set<String>) -> DeviceTreeNode {
+            // The path guard stops a malformed holder cycle from recursing forever.
+            let below = (partitions[device.name] ?? []) + device.holders.compactMap { byName[$0] }
+            let children = below.filter { !path.contains($0.name) }.map { node($0, path: path.union([$0.name])) }
+            return DeviceTreeNode(device: device, children: children)
+        }
+        return rootDevices.map { node($0, path: [$0.name]) }
+    }
+
+    /// The tree as lines with lsblk's drawing characters.
+    public static func lines(_ forest: [DeviceTreeNode]) -> [DeviceTreeLine] {
+        var out: [DeviceTreeLine] = []
+        func visit(_ node: DeviceTreeNode, indent: String, branch: String) {
+            out.append(DeviceTreeLine(device: node.device, prefix: indent + branch))
+            let childIndent = branch.isEmpty ? indent : indent + (branch == "└─" ? "  " : "│ ")
+            for (index, child) in node.children.enumerated() {
+                visit(child, indent: childIndent, branch: index == node.children.count - 1 ? "└─" : "├─")
+            }
+        }
+        for root in forest { visit(root, indent: "", branch: "") }
+        return out
+    }
+
+    /// Every device of the forest once, in tree order, for `--list`.
+    public static func flattened(_ forest: [DeviceTreeNode]) -> [BlockDevice] {
+        var seen = Set<String>()
+        return lines(forest).map(\.device).filter { seen.insert($0.name).inserted }
+    }
+}

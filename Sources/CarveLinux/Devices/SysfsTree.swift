@@ -1,0 +1,61 @@
+import CarveCore
+import Foundation
+
+/// Block device attributes read from sysfs under a root prefix: "/" on the
+/// machine, a fixture directory in tests (laid out as /sys/class/block/NAME,
+/// with partitions as symlinks into their disk's directory, as the kernel does).
+public struct SysfsTree: DeviceAttributeSource {
+    public let root: String
+    public init(root: String = "/") { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+
+    public func attributes(of name: String) throws -> SysfsDevice? {
+        let link = "\(root)/sys/class/block/\(name)"
+        guard let dev = read(link, "dev"), let number = SysfsTree.deviceNumber(dev) else { return nil }
+        let directory = URL(fileURLWithPath: link).resolvingSymlinksInPath()
+        let isPartition = exists(link, "partition")
+        // Partitions have no queue/ or removable of their own: their disk's apply.
+        let disk = isPartition ? directory.deletingLastPathComponent().path : link
+        return SysfsDevice(
+            number: number,
+            size: (number64(link, "size") ?? 0) * 512,
+            logicalBlockSize: number64(disk, "queue/logical_block_size") ?? 512,
+            readOnly: number64(link, "ro") == 1,
+            removable: number64(disk, "removable") == 1,
+            rotational: number64(disk, "queue/rotational") == 1,
+            parent: isPartition ? directory.deletingLastPathComponent().lastPathComponent : nil,
+            start: isPartition ? number64(link, "start") : nil,
+            holders: entries(link, "holders"),
+            slaves: entries(link, "slaves"),
+            hasBackingFile: exists(link, "loop/backing_file"),
+            dmUUID: read(link, "dm/uuid"),
+            model: read(disk, "device/model"),
+            serial: read(disk, "device/serial")
+        )
+    }
+
+    /// "8:1" as sysfs writes it in `dev`.
+    static func deviceNumber(_ text: String) -> DeviceNumber? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let major = UInt32(parts[0]), let minor = UInt32(parts[1]) else { return nil }
+        return DeviceNumber(major: major, minor: minor)
+    }
+
+    /// An attribute's text without surrounding whitespace; nil when absent, unreadable or empty.
+    private func read(_ directory: String, _ attribute: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: "\(directory)/\(attribute)") else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    private func number64(_ directory: String, _ attribute: String) -> UInt64? {
+        read(directory, attribute).flatMap { UInt64($0) }
+    }
+
+    private func exists(_ directory: String, _ attribute: String) -> Bool {
+        FileManager.default.fileExists(atPath: "\(directory)/\(attribute)")
+    }
+
+    private func entries(_ directory: String, _ subdirectory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(subdirectory)")) ?? []).sorted()
+    }
+}

@@ -1,0 +1,61 @@
+import CarveCore
+import Foundation
+
+/// Properties from the udev database (/run/udev/data), the first source lsblk asks.
+///
+/// A record is trusted only while udevd runs and has initialised the device:
+/// once udevd stops, its records stay behind and go stale (a loop number reused
+/// for another image keeps the old image's filesystem), so then this source
+/// answers nothing and libblkid probing fills everything.
+public struct UdevPropertySource: DevicePropertySource {
+    public let name = "udev"
+    public let fields = Set(DeviceField.allCases)
+    /// Whether udevd was running when this source was made.
+    public let daemonRunning: Bool
+
+    public init(daemonRunning: Bool = UdevDaemon.isRunning()) { self.daemonRunning = daemonRunning }
+
+    public func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties? {
+        guard daemonRunning, let record = try UdevContext().blockDevice(named: device.name), record.isInitialized
+        else { return nil }
+        return UdevPropertySource.properties(from: record.property)
+    }
+
+    /// The udev keys lsblk reads, with `_ENC` values decoded and model/serial whitespace tidied.
+    static func properties(from value: (String) -> String?) -> DeviceProperties {
+        DeviceProperties(
+            fsType: value("ID_FS_TYPE"), fsVersion: value("ID_FS_VERSION"),
+            uuid: (value("ID_FS_UUID_ENC") ?? value("ID_FS_UUID")).map(UdevEncoding.decode),
+            label: (value("ID_FS_LABEL_ENC") ?? value("ID_FS_LABEL")).map(UdevEncoding.decode),
+            partUUID: value("ID_PART_ENTRY_UUID"), partType: value("ID_PART_ENTRY_TYPE"),
+            partLabel: value("ID_PART_ENTRY_NAME").map(UdevEncoding.decode),
+            partNumber: value("ID_PART_ENTRY_NUMBER").flatMap { Int($0) },
+            ptType: value("ID_PART_TABLE_TYPE") ?? value("ID_PART_ENTRY_SCHEME"),
+            ptUUID: value("ID_PART_TABLE_UUID"),
+            model: (value("ID_MODEL_ENC").map(UdevEncoding.decode) ?? value("ID_MODEL")).map(normalizedWhitespace),
+            serial: (value("ID_SERIAL_SHORT") ?? value("ID_SERIAL")).map(normalizedWhitespace)
+        )
+    }
+
+    /// Runs of spaces squeezed to one and the ends trimmed, as lsblk shows hardware names.
+    static func normalizedWhitespace(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).joined(separator: " ")
+    }
+}
+
+/// Whether systemd-udevd is running, from /proc: its control socket outlives it,
+/// so the socket's presence proves nothing.
+public enum UdevDaemon {
+    public static func isRunning(proc: String = "/proc") -> Bool {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: proc) else { return false }
+        for pid in entries where pid.allSatisfy(\.isNumber) {
+            guard let stat = try? String(contentsOfFile: "\(proc)/\(pid)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let command = stat[stat.index(after: open)..<close]
+            let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
+            if command == "systemd-udevd" || command == "udevd", state != "Z" { return true }
+        }
+        return false
+    }
+}

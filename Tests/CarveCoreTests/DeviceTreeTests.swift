@@ -1,0 +1,54 @@
+import CarveCore
+import CarveTestSupport
+import Testing
+
+@Suite struct DeviceTreeTests {
+    let source = FakeDeviceSource()
+        .disk("sda", size: 100 * .gib, partitions: [
+            FakePartition(size: 512 * .mib, .vfat(label: "EFI")),
+            FakePartition(size: 90 * .gib, .crypto()),
+        ])
+        .disk("sdb", size: 10 * .gib, table: nil)
+        .disk("sdc", size: 10 * .gib, table: nil)
+        .stacked("dm-0", kind: .crypt, on: ["sda2"], size: 90 * .gib, .ext4(label: "root"))
+        .stacked("md0", kind: .raid, on: ["sdb", "sdc"], size: 10 * .gib, .xfs())
+        .loop("loop0", size: .gib, .btrfs())
+
+    @Test func disksCarryPartitionsAndHoldersSitUnderWhatTheySitOn() throws {
+        let lines = DeviceTree.lines(DeviceTree.build(try source.devices()))
+        #expect(lines.map { $0.prefix + $0.device.name } == [
+            "sda", "├─sda1", "└─sda2", "  └─dm-0", "sdb", "└─md0", "sdc", "└─md0", "loop0",
+        ])
+    }
+
+    @Test func drawsAVerticalBarUnderANonLastChild() throws {
+        let nested = FakeDeviceSource()
+            .disk("sda", size: .gib, partitions: [FakePartition(size: .mib, .crypto()), FakePartition(size: .mib)])
+            .stacked("dm-0", kind: .crypt, on: ["sda1"], size: .mib)
+        let lines = DeviceTree.lines(DeviceTree.build(try nested.devices()))
+        #expect(lines.map { $0.prefix + $0.device.name } == ["sda", "├─sda1", "│ └─dm-0", "└─sda2"])
+    }
+
+    @Test func namedRootsShowOnlyThemWithWhatSitsOnThem() throws {
+        let forest = DeviceTree.build(try source.devices(), roots: ["sda2", "loop0"])
+        #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == ["sda2", "└─dm-0", "loop0"])
+    }
+
+    @Test func flatListShowsAStackedDeviceOnce() throws {
+        let names = DeviceTree.flattened(DeviceTree.build(try source.devices())).map(\.name)
+        #expect(names == ["sda", "sda1", "sda2", "dm-0", "sdb", "md0", "sdc", "loop0"])
+    }
+
+    @Test func aHolderCycleDoesNotRecurseForever() {
+        let a = BlockDevice(name: "dm-0", kind: .dm, number: DeviceNumber(major: 254, minor: 0), size: 1, holders: ["dm-1"])
+        let b = BlockDevice(name: "dm-1", kind: .dm, number: DeviceNumber(major: 254, minor: 1), size: 1, holders: ["dm-0"])
+        let lines = DeviceTree.lines(DeviceTree.build([a, b], roots: ["dm-0"]))
+        #expect(lines.map(\.device.name) == ["dm-0", "dm-1"])
+    }
+
+    @Test func partitionsOfADiskWhoseNameEndsInADigitGetAP() throws {
+        let nvme = FakeDeviceSource().disk("nvme0n1", size: .gib, partitions: [FakePartition(size: .mib)])
+        #expect(try nvme.devices().map(\.name) == ["nvme0n1", "nvme0n1p1"])
+        #expect(try nvme.device(at: "/dev/nvme0n1p1").parent == "nvme0n1")
+    }
+}
