@@ -35,6 +35,11 @@ public struct DeletionOutcome: Sendable {
     /// Why the manager metadata could not be removed, when it could not.
     public var metadataWarning: String?
 
+    public init(snapshot: PlannedSnapshot, result: Result, metadataRemoved: String? = nil, metadataWarning: String? = nil) {
+        self.snapshot = snapshot; self.result = result
+        self.metadataRemoved = metadataRemoved; self.metadataWarning = metadataWarning
+    }
+
     /// True for a snapshot that is gone now, whoever deleted it.
     public var isDone: Bool {
         switch result {

@@ -1,0 +1,56 @@
+import CarveCore
+import Foundation
+
+/// Deletion on the in-memory fake: a deleted subvolume leaves `filesystems` at once,
+/// and so does the space it held (its exclusive bytes).
+/// Failures are injected per snapshot with `fail(.delete(id), with: FakeSnapshotBackend.errno(16))`.
+extension FakeSnapshotBackend {
+    /// A failure as the real backend reports it: the C call and errno.
+    public static func errno(_ code: Int32, call: String = "btrfs_util_delete_subvolume") -> SystemCallError {
+        SystemCallError("cannot delete snapshot", call: call, errno: code)
+    }
+
+    /// Bytes the fake counts as used besides the subvolumes' exclusive bytes.
+    public static let baseUsage: UInt64 = 1 << 30
+
+    public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
+        try begin(.currentState(subvolume.id))
+        guard var current = stored(subvolume.id, on: filesystem) else { return nil }
+        current.metadata = subvolume.metadata
+        return current
+    }
+
+    public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
+        try begin(.delete(subvolume.id))
+        var all = filesystems
+        guard let index = all.firstIndex(where: { $0.filesystem.uuid == filesystem.uuid }),
+              let position = all[index].subvolumes.firstIndex(where: { $0.id == subvolume.id })
+        else { throw Self.errno(2) }
+        let removed = all[index].subvolumes.remove(at: position)
+        if recursive { all[index].subvolumes.removeAll { $0.path.hasPrefix(removed.path + "/") } }
+        filesystems = all
+    }
+
+    public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
+        try begin(.removeMetadata(subvolume.id))
+        return subvolume.metadata.metadataPath
+    }
+
+    /// The fake's cleaner is instant: space comes back at deletion; this records the call.
+    public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
+        try begin(.waitForCleanup(filesystem.uuid))
+    }
+
+    /// Used: the base plus the exclusive bytes of the subvolumes left.
+    public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
+        try begin(.spaceUsage(filesystem.uuid))
+        let held = filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes
+            .reduce(UInt64(0)) { $0 + ($1.exclusive ?? 0) } ?? 0
+        let used = Self.baseUsage + held
+        return SpaceUsage(used: used, available: 100 * Self.baseUsage - used)
+    }
+
+    private func stored(_ id: UInt64, on filesystem: BtrfsFilesystem) -> Subvolume? {
+        filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes.first { $0.id == id }
+    }
+}

@@ -1,0 +1,73 @@
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+
+@Suite struct SnapshotResolverTests {
+    typealias F = SnapshotFixtures
+    let backend: FakeSnapshotBackend
+    let other = F.filesystem(uuid: "f5c3e1d2-0000-4000-8000-000000000002", mountpoint: "/srv")
+
+    init() {
+        let root = F.subvolume(257, path: "@")
+        func snapper(_ number: Int, _ id: UInt64) -> Subvolume {
+            F.snapshot(id, path: "@/.snapshots/\(number)/snapshot", of: root, daysAgo: Double(50 - number),
+                       metadata: ManagerMetadata(manager: .snapper, config: "root", number: number))
+        }
+        backend = FakeSnapshotBackend([
+            .init(filesystem: F.filesystem(), subvolumes: [root, snapper(3, 300), snapper(4, 301), snapper(9, 302),
+                                                           F.snapshot(303, path: "plain", of: root, daysAgo: 1)]),
+            .init(filesystem: other, subvolumes: [F.snapshot(400, path: "x", of: nil, daysAgo: 1, mountedAt: "/srv")]),
+        ])
+        backend.setForeign("/home/ext4", error: RuntimeError("/home/ext4 is on ext4: it has no btrfs snapshots"))
+    }
+
+    func resolver(scope: [String]? = nil) throws -> SnapshotResolver {
+        let filesystems = try backend.mountedFilesystems().filter { scope == nil || scope!.contains($0.mountpoint) }
+        return SnapshotResolver(
+            backend: backend, listings: try filesystems.map { try backend.subvolumes(of: $0, sizes: .quota) },
+            scoped: scope != nil)
+    }
+
+    func ids(_ name: String, scope: [String]? = nil) throws -> [UInt64] {
+        try resolver(scope: scope).resolve(SnapshotName.parse(name)).map(\.subvolume.id)
+    }
+
+    @Test func namesResolveToSnapshots() throws {
+        #expect(try ids("/mnt/plain") == [303])
+        #expect(try ids("/mnt/./@/.snapshots/3/snapshot/") == [300])
+        #expect(try ids("root:4") == [301])
+        #expect(try ids("root:3-8") == [300, 301])
+        #expect(try ids("root:5-8").isEmpty)
+        #expect(try resolver().resolve(SnapshotName.parse("root:9")).allSatisfy(\.named))
+        #expect(try resolver(scope: ["/srv"]).resolve(id: 400).subvolume.path == "x")
+    }
+
+    @Test(arguments: [
+        ("/mnt/nothing-here", "no such file or directory"),
+        ("root:5", "has no snapshot 5"),
+        ("home:1", "no snapper config 'home'"),
+        ("/home/ext4", "ext4"),
+        ("/mnt", "no subvolume starts there"),
+    ])
+    func badNamesAreUsageErrors(name: String, reason: String) throws {
+        let resolver = try resolver()
+        do {
+            _ = try resolver.resolve(SnapshotName.parse(name))
+            Issue.record("\(name) resolved")
+        } catch let error as UsageError {
+            #expect(error.message.contains(reason), "\(error.message)")
+        }
+    }
+
+    @Test func aPathOnAnotherFilesystemThanTheScopeIsAnError() throws {
+        #expect(throws: UsageError.self) { try ids("/srv/x", scope: ["/mnt"]) }
+        #expect(try ids("/srv/x") == [400])
+    }
+
+    @Test func anIdNeedsOneFilesystem() throws {
+        #expect(throws: UsageError.self) { try resolver().resolve(id: 300) }
+        #expect(throws: UsageError.self) { try resolver(scope: ["/mnt"]).resolve(id: 999) }
+        #expect(try resolver(scope: ["/mnt"]).resolve(id: 300).subvolume.id == 300)
+    }
+}
