@@ -1,148 +1,146 @@
 /// How a btrfs filesystem has allocated one of its devices, and the minimum sizes
-/// that follow from it. Read by CarveLinux (BTRFS_IOC_TREE_SEARCH on the device
-/// tree, BTRFS_IOC_SPACE_INFO); the arithmetic lives here so it can be tested.
+/// that follow. CarveLinux reads it (BTRFS_IOC_TREE_SEARCH on the device and extent
+/// trees, BTRFS_IOC_SPACE_INFO); the arithmetic lives here so it can be tested.
 ///
-/// Two estimates, both kept conservative because `btrfs inspect-internal
-/// min-dev-size` has been seen to fail with ENOSPC above its own figure:
-/// - from the device extents, the way min-dev-size reasons: every allocated chunk
-///   kept whole, chunks beyond the new end moved into holes below it, plus scratch
-///   space for the largest moved chunk and a new system chunk;
-/// - from the bytes in use: a shrink relocates the chunks beyond the new end and
-///   repacks their extents, so data needs only its used bytes in whole chunks.
-///   Measured on loop devices (Tests/CarveLinuxTests/CheckValidationTests), this is
-///   what `btrfs filesystem resize` reaches, and the margin below covers the rest.
+/// A shrink relocates every block group with a device extent beyond the new end: its
+/// used bytes are rewritten into free space inside block groups of the same type
+/// below the end, or into new chunks in unallocated space below it. `fits(size:)`
+/// checks exactly that budget, plus a margin. `btrfs inspect-internal min-dev-size`
+/// keeps chunks whole instead; measured on loop devices it is either far too high
+/// (after deletions leave chunks half empty) or just below what works (a shrink above
+/// it has failed with ENOSPC), so carve does not use it for the verdict.
 public struct BtrfsAllocation: Sendable, Hashable, Codable {
-    /// One chunk stripe on this device: `length` bytes at byte `start`.
+    /// One chunk stripe on this device: `length` bytes at byte `start`, belonging to
+    /// the block group that starts at logical address `chunk`.
     public struct DeviceExtent: Sendable, Hashable, Codable {
         public var start: UInt64
         public var length: UInt64
-        public init(start: UInt64, length: UInt64) { self.start = start; self.length = length }
+        public var chunk: UInt64
+        public init(start: UInt64, length: UInt64, chunk: UInt64) { self.start = start; self.length = length; self.chunk = chunk }
         public var end: UInt64 { start + length }
     }
 
-    /// One line of BTRFS_IOC_SPACE_INFO: a block-group type and profile.
-    public struct Space: Sendable, Hashable, Codable {
-        public enum Kind: String, Sendable, Hashable, Codable { case data, metadata, system, globalReserve = "global reserve" }
-        public var kind: Kind
-        /// Device bytes per logical byte: 2 for DUP, RAID1; 1 for single.
-        public var copies: UInt64
-        /// Logical bytes allocated to chunks of this type.
-        public var total: UInt64
-        /// Logical bytes in use.
+    public enum Kind: String, Sendable, Hashable, Codable { case data, metadata, system }
+
+    /// One block group (BLOCK_GROUP_ITEM): logical start and length, bytes used.
+    public struct BlockGroup: Sendable, Hashable, Codable {
+        public var start: UInt64
+        public var length: UInt64
         public var used: UInt64
-        public init(kind: Kind, copies: UInt64, total: UInt64, used: UInt64) {
-            self.kind = kind; self.copies = copies; self.total = total; self.used = used
+        public var kind: Kind
+        public init(start: UInt64, length: UInt64, used: UInt64, kind: Kind) {
+            self.start = start; self.length = length; self.used = used; self.kind = kind
         }
     }
 
     public var deviceSize: UInt64
-    /// This device's extents, by start.
     public var extents: [DeviceExtent]
-    public var spaces: [Space]
+    public var blockGroups: [BlockGroup]
+    /// The global reserve (BTRFS_IOC_SPACE_INFO), which metadata must keep room for.
+    public var globalReserve: UInt64
 
-    public init(deviceSize: UInt64, extents: [DeviceExtent], spaces: [Space]) {
+    public init(deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], globalReserve: UInt64 = 0) {
         self.deviceSize = deviceSize
         self.extents = extents.sorted { $0.start < $1.start }
-        self.spaces = spaces
+        self.blockGroups = blockGroups
+        self.globalReserve = globalReserve
     }
 
     static let mebibyte: UInt64 = 1 << 20
     /// btrfs never allocates the first MiB of a device.
     static let reservedStart: UInt64 = mebibyte
-    /// Superblock copies at 64 KiB, 64 MiB and 256 GiB.
-    static let superblockMirrors: [UInt64] = [64 << 10, 64 << 20, 256 << 30]
-    /// A new system chunk may be needed during relocation; 32 MiB at most.
-    static let systemChunkReserve: UInt64 = 32 << 20
-    /// Room for the relocation's own writes (metadata COW, the global reserve, a
-    /// partly filled data chunk) beyond the repacked data; calibrated on loop devices.
+    /// Room kept free when anything must move: a new system chunk (32 MiB at most) and
+    /// metadata rewritten by the relocation itself. Calibrated with the validation
+    /// harness in Tests/CarveLinuxTests/CheckValidationTests.swift.
     public static let relocationMargin: UInt64 = 64 << 20
 
     /// Bytes of this device held by chunks.
     public var allocated: UInt64 { extents.reduce(0) { $0 + $1.length } }
 
-    func space(_ kind: Space.Kind) -> Space? {
-        let matching = spaces.filter { $0.kind == kind }
-        guard let first = matching.first else { return nil }
-        return matching.dropFirst().reduce(first) {
-            Space(kind: kind, copies: max($0.copies, $1.copies), total: $0.total + $1.total, used: $0.used + $1.used)
+    /// Bytes in use per kind, logical.
+    public func used(_ kind: Kind) -> UInt64 { blockGroups.filter { $0.kind == kind }.reduce(0) { $0 + $1.used } }
+
+    /// Device bytes per logical byte for a block group: its stripes on this device (2 for DUP).
+    public func copies(of group: BlockGroup) -> UInt64 { UInt64(max(1, extents.filter { $0.chunk == group.start }.count)) }
+
+    /// True when a shrink to `size` bytes can relocate everything beyond it: the used
+    /// bytes of every block group with an extent beyond `size` (each copy, in whole
+    /// 16 MiB steps) plus the margin fit in the unallocated space below `size`, and the
+    /// largest of those groups fits in one hole (an extent is not split to move).
+    /// Free space inside the groups that stay is not counted: relocation was seen to
+    /// fail with ENOSPC when it was the only room.
+    public func fits(size: UInt64) -> Bool {
+        guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
+        guard size > Self.reservedStart else { return false }
+        let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
+        let step: UInt64 = 16 << 20
+        var needed: UInt64 = 0, largest: UInt64 = 0
+        for group in blockGroups where moving.contains(group.start) {
+            needed += (group.used + step - 1) / step * step * copies(of: group)
+            largest = max(largest, group.used)
         }
+        let holes = holes(below: size)
+        return needed + Self.relocationMargin <= holes.reduce(0, +) && largest <= (holes.max() ?? 0)
     }
 
-    /// The minimum with every chunk kept whole, as `btrfs inspect-internal min-dev-size`
-    /// computes it: all extents, plus, when chunks beyond that size must move, the largest
-    /// moved chunk as scratch space and a system chunk; a hole holding a superblock
-    /// mirror counts the moved chunk twice.
-    public var minimumKeepingChunks: UInt64 {
-        var minimum = Self.reservedStart + allocated
-        var holes: [(start: UInt64, end: UInt64)] = []
-        var lastEnd: UInt64?
-        for extent in extents {
-            if let lastEnd, extent.start > lastEnd { holes.append((lastEnd, extent.start - 1)) }
-            lastEnd = extent.end
+    /// Lengths of the unallocated runs between the reserved first MiB and `size`;
+    /// extents that cross `size` stay occupied until their group has moved.
+    func holes(below size: UInt64) -> [UInt64] {
+        var holes: [UInt64] = []
+        var position = Self.reservedStart
+        for extent in extents where extent.start < size {
+            if extent.start > position { holes.append(extent.start - position) }
+            position = max(position, extent.end)
         }
-        var scratch: UInt64 = 0
-        for extent in extents.reversed() {
-            guard extent.end > minimum else { break }
-            guard let index = holes.firstIndex(where: { $0.end - $0.start + 1 >= extent.length }) else {
-                minimum = extent.end
-                break
-            }
-            let hole = holes[index]
-            if Self.superblockMirrors.contains(where: { $0 >= hole.start && $0 <= hole.start + extent.length - 1 }) {
-                minimum += extent.length
-            }
-            if hole.end - hole.start + 1 > extent.length {
-                holes[index].start += extent.length
-            } else {
-                holes.remove(at: index)
-            }
-            scratch = max(scratch, extent.length)
+        if size > position { holes.append(size - position) }
+        return holes
+    }
+
+    /// The smallest size, in whole MiB, that `fits(size:)`: a shrink there relocates
+    /// what lies beyond without running out of space.
+    public var minimum: UInt64 {
+        var low: UInt64 = 1, high = max(1, (max(deviceSize, extents.map(\.end).max() ?? 0) + Self.mebibyte - 1) / Self.mebibyte)
+        guard fits(size: high * Self.mebibyte) else { return high * Self.mebibyte }
+        while low < high {
+            let middle = (low + high) / 2
+            if fits(size: middle * Self.mebibyte) { high = middle } else { low = middle + 1 }
         }
-        return scratch > 0 ? minimum + scratch + Self.systemChunkReserve : minimum
+        return low * Self.mebibyte
     }
 
-    /// The size of a new data chunk on this device: a tenth of the device rounded up to
-    /// 16 MiB, at most 1 GiB (the kernel's regular chunk policy).
-    var dataChunkSize: UInt64 {
-        let tenth = (deviceSize / 10 + (16 << 20) - 1) / (16 << 20) * (16 << 20)
-        return min(1 << 30, max(16 << 20, tenth))
+    /// The size of a chunk a balance writes: the largest of that kind now, else the
+    /// kernel's regular policy (a tenth of the device rounded up to 16 MiB, at most
+    /// 1 GiB for data and 256 MiB otherwise).
+    func chunkSize(_ kind: Kind) -> UInt64 {
+        if let largest = blockGroups.filter({ $0.kind == kind }).map(\.length).max() { return largest }
+        let step: UInt64 = 16 << 20
+        let tenth = (deviceSize / 10 + step - 1) / step * step
+        return min(kind == .data ? 1 << 30 : 256 << 20, max(step, tenth))
     }
 
-    static func roundUp(_ value: UInt64, to step: UInt64) -> UInt64 { step == 0 ? value : (value + step - 1) / step * step }
-
-    /// The minimum after the shrink repacks data: used data (less `freedData`) in whole
-    /// data chunks, metadata and system as allocated now, the reserved first MiB, a
-    /// possible system chunk and the relocation margin.
-    public func minimumRepackingData(freeingData freedData: UInt64 = 0) -> UInt64 {
-        let data = space(.data)
-        let dataUsed = (data?.used ?? 0) - min(data?.used ?? 0, freedData)
-        let dataBytes = Self.roundUp(dataUsed, to: dataChunkSize) * (data?.copies ?? 1)
-        return Self.reservedStart + dataBytes + deviceBytes(.metadata) + deviceBytes(.system)
-            + Self.systemChunkReserve + Self.relocationMargin
+    /// Device bytes per logical byte for a kind, from its existing groups (DUP metadata: 2).
+    func copies(_ kind: Kind) -> UInt64 {
+        blockGroups.filter { $0.kind == kind }.map(copies(of:)).max() ?? (kind == .data ? 1 : 2)
     }
 
-    /// Device bytes the chunks of `kind` hold now.
-    func deviceBytes(_ kind: Space.Kind) -> UInt64 {
-        guard let space = space(kind) else { return 0 }
-        return space.total * space.copies
-    }
-
-    /// The minimum now: the smaller of the two estimates, never below what is in use.
-    public var minimum: UInt64 { min(minimumKeepingChunks, minimumRepackingData()) }
-
-    /// The minimum once a balance has rewritten metadata into as few chunks as its
-    /// used bytes and the global reserve need; nil when that is not lower.
-    public var minimumAfterBalance: UInt64? {
-        guard let metadata = space(.metadata) else { return nil }
-        let reserve = space(.globalReserve)?.total ?? 0
-        let chunk = min(256 << 20, dataChunkSize)
-        let needed = Self.roundUp(metadata.used + reserve, to: chunk) * metadata.copies
-        let current = metadata.total * metadata.copies
-        guard needed < current else { return nil }
-        let estimate = minimumRepackingData() - (current - needed)
-        return estimate < minimum ? estimate : nil
+    /// The minimum once a balance has packed every kind into as few chunks as its
+    /// used bytes need, less `freedData` bytes of data (deleted snapshots), plus the margin.
+    public func minimumAfterBalance(freeingData freedData: UInt64 = 0) -> UInt64 {
+        var total = Self.reservedStart + Self.relocationMargin
+        for kind in [Kind.data, .metadata, .system] {
+            var used = used(kind)
+            if kind == .data { used -= min(used, freedData) }
+            if kind == .metadata { used += globalReserve }
+            let chunks = max(1, (used + chunkSize(kind) - 1) / chunkSize(kind))
+            // System chunks are never balanced smaller than they are.
+            let bytes = kind == .system
+                ? blockGroups.filter { $0.kind == .system }.reduce(0) { $0 + $1.length * copies(of: $1) }
+                : chunks * chunkSize(kind) * copies(kind)
+            total += bytes
+        }
+        return (total + Self.mebibyte - 1) / Self.mebibyte * Self.mebibyte
     }
 
     /// Data bytes in use.
-    public var dataUsed: UInt64 { space(.data)?.used ?? 0 }
+    public var dataUsed: UInt64 { used(.data) }
 }

@@ -23,7 +23,8 @@ public enum Check {
         switch operation {
         case .shrinkTo(let bytes), .shrinkBy(let bytes):
             guard bytes > 0 else { throw UsageError("\(operation.name): the size must be larger than zero") }
-            if device.properties.ptType != nil || all.contains(where: { $0.parent == device.name && $0.kind == .part }) {
+            if device.kind != .part,
+               device.properties.ptType != nil || all.contains(where: { $0.parent == device.name && $0.kind == .part }) {
                 throw UsageError("\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
             }
             let target = try shrinkTarget(operation, device: device)

@@ -82,16 +82,24 @@ public enum CheckPlanner {
     static func addBalance(_ subject: ShrinkSubject, target: UInt64, minimum: UInt64, into report: inout CheckReport) {
         guard let afterBalance = subject.figures.minimumAfterBalance, afterBalance < minimum,
               let mountpoint = subject.mountpoints.first else { return }
-        let command = "btrfs balance start -musage=50 \(shellQuoted(mountpoint))"
+        let command = balanceCommand(mountpoint)
         if target >= afterBalance {
             report.blockers.append(Blocker(
                 .allocatedChunks, bytes: minimum - afterBalance,
-                detail: "metadata chunks hold \(ByteSize.format(minimum - afterBalance)) more than they need"
+                detail: "chunks are allocated but part empty: a shrink moves chunks whole when there is no room to repack them"
             ))
-            report.remedies.append(Remedy(command: command, frees: minimum - afterBalance, detail: "repack metadata chunks; the minimum becomes \(ByteSize.format(afterBalance))"))
+            report.remedies.append(Remedy(
+                command: command, frees: minimum - afterBalance,
+                detail: "repacks the chunks; the minimum becomes about \(ByteSize.format(afterBalance))"
+            ))
         } else {
             report.notes.append("after `\(command)` the minimum would be \(ByteSize.format(afterBalance)), still above the target")
         }
+    }
+
+    /// The balance that repacks part-empty data and metadata chunks.
+    static func balanceCommand(_ mountpoint: String) -> String {
+        "btrfs balance start -dusage=100 -musage=100 \(shellQuoted(mountpoint))"
     }
 
     /// Quotes `text` for a POSIX shell when it holds anything but safe characters.

@@ -25,7 +25,7 @@ struct SnapshotsInTheWay {
     var minimumWithoutSnapshots: UInt64? {
         guard let allocation = subject.figures.btrfs, sizesKnown, let minimum = subject.figures.minimum else { return nil }
         let freed = deletable.reduce(0) { $0 + ($1.exclusive ?? 0) }
-        return min(minimum, allocation.minimumRepackingData(freeingData: freed))
+        return min(minimum, allocation.minimumAfterBalance(freeingData: freed))
     }
 
     /// Adds the snapshot blocker and remedies, or the note on how to find out.
@@ -35,7 +35,8 @@ struct SnapshotsInTheWay {
             return
         }
         let candidates = deletable
-        guard !candidates.isEmpty else { return }
+        guard !candidates.isEmpty, let allocation = subject.figures.btrfs,
+              allocation.minimumAfterBalance() > target else { return }
         let mountpoint = listing.filesystem.mountpoint
         guard sizesKnown else {
             report.notes.append("\(candidates.count) snapshot(s) may be pinning space; their sizes are unknown")
@@ -62,6 +63,10 @@ struct SnapshotsInTheWay {
             command: "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed) --wait", frees: freed,
             detail: "deletes the oldest snapshots until \(ByteSize.format(freed)) is free"
         ))
+        report.remedies.append(Remedy(
+            command: CheckPlanner.balanceCommand(mountpoint),
+            detail: "then repack the chunks the deleted snapshots leave part empty (after the cleaner has freed them)"
+        ))
         if chosen.allSatisfy({ $0.mountedPath != nil }) {
             let paths = chosen.compactMap(\.mountedPath).map(CheckPlanner.shellQuoted).joined(separator: " ")
             report.remedies.append(Remedy(
@@ -77,7 +82,7 @@ struct SnapshotsInTheWay {
         var freed: UInt64 = 0
         for (index, snapshot) in candidates.enumerated() {
             freed += snapshot.exclusive ?? 0
-            if allocation.minimumRepackingData(freeingData: freed) <= target { return Array(candidates[...index]) }
+            if allocation.minimumAfterBalance(freeingData: freed) <= target { return Array(candidates[...index]) }
         }
         return nil
     }

@@ -1,8 +1,58 @@
 import ArgumentParser
 import CarveCore
 
-// PLACEHOLDER: replaced by the issue that owns this command.
+/// `carve check DEVICE (--shrink-to SIZE | --shrink-by SIZE | --new-partition SIZE) [--json]`
 struct CheckCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "check", abstract: "Check that a shrink or a new partition fits (PLACEHOLDER)")
-    func run() throws { throw RuntimeError("check: not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check that a shrink or a new partition fits, and say what is in the way.",
+        discussion: """
+            Read-only: nothing is written to any device. Exit status 0 when it fits, 3 when it \
+            does not (every blocker and remedy is listed), 64 for bad input.
+            """
+    )
+
+    @Argument(help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.")
+    var device: String
+
+    @Option(name: .customLong("shrink-to"), help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))
+    var shrinkTo: String?
+
+    @Option(name: .customLong("shrink-by"), help: ArgumentHelp("Shrink the filesystem and its partition by SIZE.", valueName: "SIZE"))
+    var shrinkBy: String?
+
+    @Option(name: .customLong("new-partition"), help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
+    var newPartition: String?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    func run() throws {
+        let operation = try requestedOperation()
+        let services = Services.current
+        let report = try Check.run(device: device, operation: operation, in: services.checkEnvironment)
+        services.output.write(json ? CheckReportView.json(report).rendered() + "\n" : CheckReportView.text(report))
+        guard report.verdict == .fits else { throw CommandExit(.doesNotFit) }
+    }
+
+    /// Exactly one of the three operations, its size parsed.
+    func requestedOperation() throws -> CheckOperation {
+        let given: [(String, String, (UInt64) -> CheckOperation)] = [
+            ("--shrink-to", shrinkTo, CheckOperation.shrinkTo), ("--shrink-by", shrinkBy, CheckOperation.shrinkBy),
+            ("--new-partition", newPartition, CheckOperation.newPartition),
+        ].compactMap { name, value, make in value.map { (name, $0, make) } }
+        guard given.count == 1, let (name, text, make) = given.first else {
+            throw UsageError("check needs exactly one of --shrink-to, --shrink-by and --new-partition")
+        }
+        let bytes = try ByteSize.parse(text)
+        guard bytes > 0 else { throw UsageError("\(name) \(text): the size must be larger than zero") }
+        return make(bytes)
+    }
+}
+
+extension Services {
+    /// What `check` reads the machine through.
+    var checkEnvironment: CheckEnvironment {
+        CheckEnvironment(devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots)
+    }
 }

@@ -1,4 +1,5 @@
 import CarveCore
+import CarveLinux
 
 /// Where a command writes: stdout for the result only, stderr for everything else.
 public protocol OutputSink: Sendable {
@@ -19,11 +20,20 @@ public struct Services: Sendable {
     public var stdinIsTerminal: Bool
     /// True when stderr is a terminal, so progress bars may be drawn.
     public var stderrIsTerminal: Bool
+    /// Partition tables (libfdisk, read-only), for `check`.
+    public var partitionTables: any PartitionTableReader
+    /// Filesystem sizes and minima, for `check`.
+    public var filesystemSizer: any FilesystemSizer
+    /// The mount table, for `check`.
+    public var mounts: any MountTable
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
-        output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false
+        output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
+        partitionTables: any PartitionTableReader = FdiskPartitionTableReader(),
+        filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable()
     ) {
+        self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
         self.devices = devices; self.snapshots = snapshots; self.clock = clock; self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }

@@ -1,0 +1,92 @@
+import CarveCore
+
+/// `carve check`'s report, as text for people and as JSON for scripts.
+enum CheckReportView {
+    static func json(_ report: CheckReport) -> JSONValue {
+        .object([
+            ("device", .string(report.device)),
+            ("filesystem", .string(report.filesystem)),
+            ("operation", .string(report.operation.name)),
+            ("current_size", .uint(report.currentSize)),
+            ("target_size", .uint(report.targetSize)),
+            ("minimum_size", .uint(report.minimumSize)),
+            ("minimum_size_without_snapshots", .uint(report.minimumSizeWithoutSnapshots)),
+            ("verdict", .string(report.verdict.rawValue)),
+            ("blockers", .array(report.blockers.map { blocker in
+                .object([("kind", .string(blocker.kind.rawValue)), ("bytes", .uint(blocker.bytes)), ("detail", .string(blocker.detail))])
+            })),
+            ("remedies", .array(report.remedies.map { remedy in
+                .object([("command", .string(remedy.command)), ("frees", .uint(remedy.frees)), ("detail", .string(remedy.detail))])
+            })),
+            ("new_partition", report.newPartition.map(range) ?? .null),
+            ("resized_partition", report.shrunkPartition.map { planned in
+                .object([("number", .int(planned.number))] + rangeMembers(planned.range))
+            } ?? .null),
+            ("notes", .array(report.notes.map(JSONValue.string))),
+        ])
+    }
+
+    static func range(_ range: SectorRange) -> JSONValue { .object(rangeMembers(range)) }
+
+    /// Sectors, and the size in bytes.
+    static func rangeMembers(_ range: SectorRange) -> [(String, JSONValue)] {
+        [("start", .uint(range.start)), ("end", .uint(range.end)), ("size", .uint(range.bytes)), ("sector_size", .uint(range.sectorSize))]
+    }
+
+    static func text(_ report: CheckReport) -> String {
+        var lines = ["\(report.device): \(headline(report)): \(report.verdict.rawValue)"]
+        func row(_ name: String, _ value: String) { lines.append("  " + name.padding(28) + value) }
+        if let current = report.currentSize { row("current size", size(current)) }
+        row("target size", size(report.targetSize))
+        if let minimum = report.minimumSize {
+            row("minimum size", size(minimum) + (report.minimumSource.map { ", from \($0)" } ?? ""))
+        } else if report.filesystem != nil || report.shrunkPartition != nil {
+            row("minimum size", "cannot tell")
+        }
+        if let without = report.minimumSizeWithoutSnapshots, without != report.minimumSize {
+            row("minimum without snapshots", size(without))
+        }
+        if let planned = report.shrunkPartition {
+            row("partition \(planned.number.map(String.init) ?? "?") after shrink", sectors(planned.range))
+        }
+        if let new = report.newPartition { row("new partition", sectors(new)) }
+        if !report.blockers.isEmpty {
+            lines.append("Blockers:")
+            for blocker in report.blockers {
+                lines.append("  \(blocker.kind.rawValue)" + (blocker.bytes.map { " (\(ByteSize.format($0)))" } ?? "") + ": \(blocker.detail)")
+            }
+        }
+        if !report.remedies.isEmpty {
+            lines.append("Remedies:")
+            for remedy in report.remedies {
+                lines.append("  \(remedy.command)")
+                lines.append("      " + (remedy.frees.map { "frees \(ByteSize.format($0)): " } ?? "") + remedy.detail)
+            }
+        }
+        if !report.notes.isEmpty {
+            lines.append("Notes:")
+            lines += report.notes.map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func headline(_ report: CheckReport) -> String {
+        let type = report.filesystem.map { "\($0), " } ?? ""
+        switch report.operation {
+        case .shrinkTo(let bytes): return "\(type)shrink to \(ByteSize.format(bytes))"
+        case .shrinkBy(let bytes): return "\(type)shrink by \(ByteSize.format(bytes))"
+        case .newPartition(let bytes): return "new partition of \(ByteSize.format(bytes))"
+        }
+    }
+
+    static func size(_ bytes: UInt64) -> String { "\(ByteSize.format(bytes)) (\(bytes) bytes)" }
+
+    static func sectors(_ range: SectorRange) -> String {
+        "sectors \(range.start)-\(range.end), \(size(range.bytes))"
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    fileprivate func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,174 @@
+import CBtrfsUtil
+import CarveCore
+import Glibc
+
+/// Reads how a mounted btrfs filesystem has allocated one of its devices: the device
+/// extents from the device tree (BTRFS_IOC_TREE_SEARCH, as `btrfs inspect-internal
+/// min-dev-size` reads them) and the per-type totals from BTRFS_IOC_SPACE_INFO.
+struct BtrfsAllocationReader {
+    let mountpoint: String
+
+    func allocation(of device: BlockDevice) throws -> BtrfsAllocation {
+        let directory = try OpenDirectory(mountpoint)
+        let (devid, size) = try deviceID(of: device, fd: directory.fd)
+        let reserve = try globalReserve(fd: directory.fd)
+        return BtrfsAllocation(
+            deviceSize: size, extents: try deviceExtents(devid: devid, fd: directory.fd),
+            blockGroups: try blockGroups(fd: directory.fd), globalReserve: reserve
+        )
+    }
+
+    /// The btrfs device id of `device` and the size btrfs uses of it, found by
+    /// comparing device numbers with BTRFS_IOC_DEV_INFO's paths.
+    func deviceID(of device: BlockDevice, fd: Int32) throws -> (UInt64, UInt64) {
+        var info = btrfs_ioctl_fs_info_args()
+        guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
+            throw SystemCallError("cannot read the btrfs devices of \(mountpoint)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+        }
+        guard info.num_devices == 1 else {
+            throw RuntimeError("the btrfs filesystem at \(mountpoint) spans \(info.num_devices) devices: carve cannot tell the minimum of one of them yet")
+        }
+        for devid in 1...max(1, info.max_id) {
+            var args = btrfs_ioctl_dev_info_args()
+            args.devid = devid
+            guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_DEV_INFO(), &args) == 0 else {
+                if errno == ENODEV { continue }
+                throw SystemCallError("cannot read btrfs device \(devid) of \(mountpoint)", call: "ioctl(BTRFS_IOC_DEV_INFO)", errno: errno)
+            }
+            let path = withUnsafeBytes(of: &args.path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            var status = stat()
+            if path == device.path || (stat(path, &status) == 0 && UInt64(status.st_rdev) == deviceNumber(device)) {
+                return (devid, args.total_bytes)
+            }
+        }
+        throw RuntimeError("\(device.path) is not a device of the btrfs filesystem mounted at \(mountpoint)")
+    }
+
+    private func deviceNumber(_ device: BlockDevice) -> UInt64 {
+        // glibc's makedev is a macro Swift does not import; this is its encoding.
+        let major = UInt64(device.number.major), minor = UInt64(device.number.minor)
+        return (major & 0xfff) << 8 | (major & ~0xfff) << 32 | (minor & 0xff) | (minor & ~0xff) << 12
+    }
+
+    /// Every DEV_EXTENT item of `devid` in the device tree.
+    func deviceExtents(devid: UInt64, fd: Int32) throws -> [BtrfsAllocation.DeviceExtent] {
+        var extents: [BtrfsAllocation.DeviceExtent] = []
+        try treeSearch(fd: fd, tree: UInt64(BTRFS_DEV_TREE_OBJECTID), objectids: devid...devid, type: UInt32(BTRFS_DEV_EXTENT_KEY)) { key, item in
+            // struct btrfs_dev_extent: chunk_tree, chunk_objectid, chunk_offset, length.
+            let chunk = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            let length = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            extents.append(BtrfsAllocation.DeviceExtent(start: key.offset, length: length, chunk: chunk))
+        }
+        return extents
+    }
+
+    /// Every BLOCK_GROUP_ITEM: in the extent tree, or in the block group tree on
+    /// filesystems made with `-O block-group-tree`.
+    func blockGroups(fd: Int32) throws -> [BtrfsAllocation.BlockGroup] {
+        var groups: [BtrfsAllocation.BlockGroup] = []
+        for tree in [UInt64(BTRFS_EXTENT_TREE_OBJECTID), UInt64(BTRFS_BLOCK_GROUP_TREE_OBJECTID)] where groups.isEmpty {
+            try treeSearch(fd: fd, tree: tree, objectids: 0...UInt64.max, type: UInt32(BTRFS_BLOCK_GROUP_ITEM_KEY)) { key, item in
+                // struct btrfs_block_group_item: used, chunk_objectid, flags.
+                let used = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                let flags = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+                guard let kind = Self.groupKind(of: flags) else { return }
+                groups.append(BtrfsAllocation.BlockGroup(start: key.objectid, length: key.offset, used: used, kind: kind))
+            }
+        }
+        return groups
+    }
+
+    /// Runs BTRFS_IOC_TREE_SEARCH over items of one `type` in `tree`, calling `body`
+    /// with each item's key and bytes, until the range is exhausted.
+    func treeSearch(
+        fd: Int32, tree: UInt64, objectids: ClosedRange<UInt64>, type: UInt32,
+        _ body: ((objectid: UInt64, offset: UInt64), UnsafeRawPointer) throws -> Void
+    ) throws {
+        let args = UnsafeMutablePointer<btrfs_ioctl_search_args>.allocate(capacity: 1)
+        defer { args.deallocate() }
+        UnsafeMutableRawPointer(args).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<btrfs_ioctl_search_args>.size)
+        args.pointee.key.tree_id = tree
+        args.pointee.key.min_objectid = objectids.lowerBound
+        args.pointee.key.max_objectid = objectids.upperBound
+        args.pointee.key.min_type = type
+        args.pointee.key.max_type = type
+        args.pointee.key.max_offset = .max
+        args.pointee.key.max_transid = .max
+        let buffer = UnsafeRawPointer(args) + MemoryLayout<btrfs_ioctl_search_args>.offset(of: \.buf)!
+        let headerSize = MemoryLayout<btrfs_ioctl_search_header>.size
+        while true {
+            args.pointee.key.nr_items = 4096
+            guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_TREE_SEARCH(), args) == 0 else {
+                if errno == ENOENT { return }  // no such tree on this filesystem
+                throw SystemCallError("cannot search btrfs tree \(tree) of \(mountpoint)", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: errno)
+            }
+            let count = args.pointee.key.nr_items
+            guard count > 0 else { return }
+            var offset = 0
+            var last = btrfs_ioctl_search_header()
+            for _ in 0..<count {
+                last = buffer.loadUnaligned(fromByteOffset: offset, as: btrfs_ioctl_search_header.self)
+                offset += headerSize
+                if last.type == type { try body((last.objectid, last.offset), buffer + offset) }
+                offset += Int(last.len)
+            }
+            // Resume after the last key returned; the search key is (objectid, type, offset).
+            if last.offset < .max {
+                args.pointee.key.min_objectid = last.objectid
+                args.pointee.key.min_type = last.type
+                args.pointee.key.min_offset = last.offset + 1
+            } else if last.objectid < objectids.upperBound {
+                args.pointee.key.min_objectid = last.objectid + 1
+                args.pointee.key.min_type = type
+                args.pointee.key.min_offset = 0
+            } else {
+                return
+            }
+        }
+    }
+
+    /// The global reserve's size from BTRFS_IOC_SPACE_INFO: metadata space the
+    /// kernel keeps for itself, which a shrink must leave room for.
+    func globalReserve(fd: Int32) throws -> UInt64 {
+        let header = MemoryLayout<btrfs_ioctl_space_args>.size
+        let slot = MemoryLayout<btrfs_ioctl_space_info>.stride
+        var counts = btrfs_ioctl_space_args()
+        try spaceInfo(fd, &counts)
+        // The count can grow between the two calls; spare slots cover that.
+        let slots = Int(counts.total_spaces) + 4
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: header + slots * slot, alignment: 8)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: header + slots * slot)
+        let args = raw.assumingMemoryBound(to: btrfs_ioctl_space_args.self)
+        args.pointee.space_slots = UInt64(slots)
+        try spaceInfo(fd, args)
+        let infos = (raw + header).assumingMemoryBound(to: btrfs_ioctl_space_info.self)
+        let globalReserveFlag = UInt64(1) << 49  // BTRFS_SPACE_INFO_GLOBAL_RSV, a macro Swift does not import
+        return (0..<min(Int(args.pointee.total_spaces), slots)).map { infos[$0] }
+            .filter { $0.flags & globalReserveFlag != 0 }.reduce(0) { $0 + $1.total_bytes }
+    }
+
+    private func spaceInfo(_ fd: Int32, _ args: UnsafeMutablePointer<btrfs_ioctl_space_args>) throws {
+        guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_SPACE_INFO(), args) == 0 else {
+            throw SystemCallError("cannot read the space usage of \(mountpoint)", call: "ioctl(BTRFS_IOC_SPACE_INFO)", errno: errno)
+        }
+    }
+
+    /// A block group's kind from its flags; mixed data+metadata groups count as data.
+    static func groupKind(of flags: UInt64) -> BtrfsAllocation.Kind? {
+        if flags & UInt64(BTRFS_BLOCK_GROUP_DATA) != 0 { return .data }
+        if flags & UInt64(BTRFS_BLOCK_GROUP_METADATA) != 0 { return .metadata }
+        if flags & UInt64(BTRFS_BLOCK_GROUP_SYSTEM) != 0 { return .system }
+        return nil
+    }
+}
+
+/// An open directory descriptor, closed in deinit.
+final class OpenDirectory {
+    let fd: Int32
+    init(_ path: String) throws {
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemCallError("cannot open \(path)", call: "open", errno: errno) }
+    }
+    deinit { close(fd) }
+}
