@@ -11,6 +11,9 @@ public struct DeviceTreeLine: Sendable, Hashable {
     public var device: BlockDevice
     /// e.g. "├─" or "│ └─"; empty for a root.
     public var prefix: String
+    /// The drawing on a second printed line of the same device (when a cell has
+    /// several lines): the bars of the levels that go on below it.
+    public var continuation: String = ""
 }
 
 /// Builds the lsblk tree: roots are the devices that sit on nothing; under each
@@ -45,8 +48,9 @@ public enum DeviceTree {
     public static func lines(_ forest: [DeviceTreeNode]) -> [DeviceTreeLine] {
         var out: [DeviceTreeLine] = []
         func visit(_ node: DeviceTreeNode, indent: String, branch: String) {
-            out.append(DeviceTreeLine(device: node.device, prefix: indent + branch))
             let childIndent = branch.isEmpty ? indent : indent + (branch == "└─" ? "  " : "│ ")
+            let continuation = childIndent + (node.children.isEmpty ? "" : "│")
+            out.append(DeviceTreeLine(device: node.device, prefix: indent + branch, continuation: continuation))
             for (index, child) in node.children.enumerated() {
                 visit(child, indent: childIndent, branch: index == node.children.count - 1 ? "└─" : "├─")
             }

@@ -12,6 +12,11 @@ struct DevicesCommand: ParsableCommand {
             then from probing the device with libblkid for whatever udev lacks (probing \
             needs root), then from sysfs and the mount table. --json prints the keys and \
             value types of `lsblk -J -b` for the same columns.
+
+            Examples:
+              $ carve devices
+              $ carve devices --json /dev/loop0
+              $ carve devices --list --output NAME,SIZE,PARTUUID,PTTYPE
             """
     )
 

@@ -13,10 +13,18 @@ public struct DeviceListingView {
     }
 
     public func table() -> String {
-        let rows = list
-            ? DeviceTree.flattened(forest).map { DeviceRow($0) }
-            : DeviceTree.lines(forest).map { DeviceRow($0.device, treePrefix: $0.prefix) }
-        return TextTable(columns: columns, rows: rows, bytes: bytes).rendered()
+        if list { return TextTable(columns: columns, rows: DeviceTree.flattened(forest).map { DeviceRow($0) }, bytes: bytes).rendered() }
+        let lines = DeviceTree.lines(forest)
+        var table = TextTable(columns: columns, rows: lines.map { DeviceRow($0.device, treePrefix: $0.prefix) }, bytes: bytes)
+        // A row printed on several lines (several mountpoints) keeps the tree's lines going in NAME.
+        if let name = columns.firstIndex(where: { $0.name == "NAME" }) {
+            for (index, line) in lines.enumerated() {
+                let height = table.rows[index].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }.max() ?? 1
+                guard height > 1, !line.continuation.isEmpty else { continue }
+                table.rows[index][name] += String(repeating: "\n" + line.continuation, count: height - 1)
+            }
+        }
+        return table.rendered()
     }
 
     /// `{"blockdevices": [...]}` with "children" arrays in tree mode, flat with `--list`.
