@@ -4,6 +4,7 @@
 #include <linux/btrfs_tree.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/vfs.h> /* statfs(2): f_type tells btrfs from other filesystems */
 
 /* ioctl(2) is variadic, which Swift cannot call: one typed wrapper per request shape. */
 static inline int carve_ioctl_ptr(int fd, unsigned long request, void *argument) {

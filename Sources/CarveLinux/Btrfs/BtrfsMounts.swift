@@ -1,0 +1,60 @@
+import CBtrfsUtil
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The mounted btrfs filesystems, from the mount table: mounts of one filesystem
+/// share its device number, and BTRFS_IOC_FS_INFO on one of them gives the fsid.
+enum BtrfsMounts {
+    static let superMagic: Int = 0x9123_683E // BTRFS_SUPER_MAGIC
+
+    static func filesystems(from entries: [MountEntry]) -> [BtrfsFilesystem] {
+        var order: [DeviceNumber] = []
+        var groups: [DeviceNumber: [MountEntry]] = [:]
+        for entry in entries where entry.fsType == "btrfs" {
+            if groups[entry.number] == nil { order.append(entry.number) }
+            groups[entry.number, default: []].append(entry)
+        }
+        return order.compactMap { number -> BtrfsFilesystem? in
+            let mounts = groups[number] ?? []
+            // A mount that cannot be opened (hidden below another mount, gone) is skipped for the fsid.
+            guard let uuid = mounts.lazy.compactMap({ try? fsid(of: $0.mountpoint) }).first else { return nil }
+            let devices = mounts.map(\.source).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            return BtrfsFilesystem(uuid: uuid, devices: devices, mounts: mounts.map(btrfsMount))
+        }
+    }
+
+    static func btrfsMount(_ entry: MountEntry) -> BtrfsMount {
+        BtrfsMount(
+            mountpoint: entry.mountpoint, subvolumePath: entry.root,
+            subvolumeID: entry.superOption("subvolid").flatMap { UInt64($0) } ?? 5, readOnly: entry.isReadOnly
+        )
+    }
+
+    static func fsid(of path: String) throws -> String {
+        let directory = try DirectoryHandle(path)
+        var args = btrfs_ioctl_fs_info_args()
+        guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
+            throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+        }
+        return uuidString(args.fsid) ?? ""
+    }
+
+    /// The filesystem type name of `path`'s mount (longest mountpoint prefix), for error messages.
+    static func fsType(of path: String, in entries: [MountEntry]) -> String? {
+        entries.filter { $0.mountpoint == "/" || path == $0.mountpoint || path.hasPrefix($0.mountpoint + "/") }
+            .max { $0.mountpoint.count < $1.mountpoint.count }?.fsType
+    }
+
+    /// True when statfs says `path` is on btrfs; a `UsageError` when it does not exist.
+    static func isBtrfs(_ path: String) throws -> Bool {
+        var info = statfs()
+        guard statfs(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw UsageError("\(path): no such file or directory") }
+            throw SystemCallError("cannot look at \(path)", call: "statfs", errno: errno)
+        }
+        return Int(info.f_type) == superMagic
+    }
+}

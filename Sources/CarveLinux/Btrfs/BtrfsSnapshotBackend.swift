@@ -1,0 +1,141 @@
+import CBtrfsUtil
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Snapshots of mounted btrfs filesystems, through libbtrfsutil (subvolumes from
+/// the top level, id 5, so snapshots outside the mounted subvolume are found) and
+/// the quota tree (sizes). Manager metadata is read from snapper's configs under
+/// `root` and from each snapshot's files through its mounted path.
+public struct BtrfsSnapshotBackend: SnapshotBackend {
+    public var mountTable: any MountTable
+    /// Prefix for /etc/snapper and friends; "" is the real system.
+    public var root: String
+    /// Root lists every subvolume; anyone else gets the unprivileged iteration.
+    public var isRoot: Bool
+
+    public init(mountTable: any MountTable = ProcMountTable(), root: String = "", isRoot: Bool = geteuid() == 0) {
+        self.mountTable = mountTable; self.root = root; self.isRoot = isRoot
+    }
+
+    public func mountedFilesystems() throws -> [BtrfsFilesystem] {
+        BtrfsMounts.filesystems(from: try mountTable.mounts())
+    }
+
+    public func filesystem(containing path: String) throws -> BtrfsFilesystem {
+        guard try BtrfsMounts.isBtrfs(path) else {
+            let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let type = BtrfsMounts.fsType(of: resolved, in: (try? mountTable.mounts()) ?? []) ?? "a filesystem other than btrfs"
+            throw RuntimeError("\(path) is on \(type): it has no btrfs snapshots")
+        }
+        let uuid = try BtrfsMounts.fsid(of: directory(of: path))
+        guard let filesystem = try mountedFilesystems().first(where: { $0.uuid == uuid }) else {
+            throw RuntimeError("\(path) is on btrfs \(uuid), which the mount table does not show")
+        }
+        return filesystem
+    }
+
+    public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+        if sizes == .exact { throw UsageError("--sizes exact is not implemented yet: use --sizes quota or none") }
+        var warnings: [String] = []
+        var found = try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
+        let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
+        for index in found.indices {
+            found[index].mountedPath = filesystem.mountedPath(ofTopLevelPath: found[index].path)
+            found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
+            found[index].isDefault = found[index].id == defaultID
+        }
+        let snapper = SnapperConfigFiles(root: root).load()
+        warnings += snapper.warnings
+        let classifier = SnapshotClassifier(
+            snapperDirectories: snapperDirectories(snapper.configs, on: filesystem),
+            readFile: { path, limit in try MetadataFile.read(path, limit: limit) })
+        let classified = classifier.classify(found)
+        var listing = SubvolumeListing(
+            filesystem: filesystem, subvolumes: classified.subvolumes, sizes: .none, warnings: warnings + classified.warnings)
+        if sizes == .quota { try attachQuotaSizes(to: &listing) }
+        return listing
+    }
+
+    // MARK: pieces
+
+    /// Every subvolume below the top level (needs CAP_SYS_ADMIN).
+    func everySubvolume(of filesystem: BtrfsFilesystem) throws -> [Subvolume] {
+        let directory = try DirectoryHandle(filesystem.mountpoint)
+        let iterator = try SubvolumeIterator(directory, top: 5)
+        var subvolumes: [Subvolume] = []
+        while let (path, info) = try iterator.next() { subvolumes.append(Subvolume(path: path, info: info)) }
+        return subvolumes
+    }
+
+    /// Without root: the subvolumes below each mount that this user can read. The
+    /// kernel skips the rest silently, so the listing says it may be incomplete.
+    func readableSubvolumes(of filesystem: BtrfsFilesystem, warnings: inout [String]) throws -> [Subvolume] {
+        var byID: [UInt64: Subvolume] = [:]
+        var order: [UInt64] = []
+        for mount in filesystem.mounts {
+            let prefix = String(mount.subvolumePath.drop { $0 == "/" })
+            do {
+                let iterator = try SubvolumeIterator(try DirectoryHandle(mount.mountpoint), top: 0)
+                while let (path, info) = try iterator.next() {
+                    guard byID[info.id] == nil else { continue }
+                    byID[info.id] = Subvolume(path: prefix.isEmpty ? path : prefix + "/" + path, info: info)
+                    order.append(info.id)
+                }
+            } catch {
+                warnings.append("cannot list subvolumes below \(mount.mountpoint): \(error)")
+            }
+        }
+        warnings.append("not root: only subvolumes below the mounts of \(filesystem.mountpoint) that this user can read are listed; the listing may be incomplete")
+        return order.compactMap { byID[$0] }
+    }
+
+    func defaultSubvolume(of filesystem: BtrfsFilesystem) throws -> UInt64 {
+        let directory = try DirectoryHandle(filesystem.mountpoint)
+        var id: UInt64 = 0
+        try BtrfsUtilCall.check(
+            btrfs_util_get_default_subvolume_fd(directory.fd, &id),
+            "cannot read the default subvolume of \(filesystem.mountpoint)", "btrfs_util_get_default_subvolume_fd")
+        return id
+    }
+
+    /// Each config's `.snapshots` directory located on this filesystem through the mounts.
+    func snapperDirectories(_ configs: [SnapperConfig], on filesystem: BtrfsFilesystem) -> [SnapshotClassifier.SnapperDirectory] {
+        configs.compactMap { config in
+            let snapshots = (config.subvolume == "/" ? "" : config.subvolume) + "/.snapshots"
+            // A config of another filesystem resolves through none of this one's mounts.
+            guard let uuid = try? BtrfsMounts.fsid(of: config.subvolume), uuid == filesystem.uuid,
+                  let path = filesystem.topLevelPath(ofMountedPath: snapshots)
+            else { return nil }
+            return .init(config: config.name, topLevelPath: path)
+        }
+    }
+
+    func attachQuotaSizes(to listing: inout SubvolumeListing) throws {
+        let mountpoint = listing.filesystem.mountpoint
+        guard isRoot else {
+            listing.sizeNote = "reading quota sizes needs root: sizes unknown"
+            return
+        }
+        let tree = try QuotaTree.read(try DirectoryHandle(mountpoint), mountpoint: mountpoint)
+        if let problem = tree.problem {
+            listing.sizeNote = problem
+            return
+        }
+        listing.sizes = .quota
+        for index in listing.subvolumes.indices {
+            guard let size = tree.sizes[listing.subvolumes[index].id] else { continue }
+            listing.subvolumes[index].referenced = size.referenced
+            listing.subvolumes[index].exclusive = size.exclusive
+        }
+    }
+
+    /// The directory to open for `path`: itself, or its parent when it is a file.
+    private func directory(of path: String) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return path }
+        return (path as NSString).deletingLastPathComponent
+    }
+}

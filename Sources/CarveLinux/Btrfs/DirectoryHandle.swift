@@ -1,0 +1,33 @@
+import CarveCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open directory, closed when the last reference goes. The btrfs ioctls and
+/// libbtrfsutil's `_fd` calls work on it.
+final class DirectoryHandle {
+    let fd: Int32
+    let path: String
+
+    init(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemCallError("cannot open \(path)", call: "open", errno: errno) }
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { close(fd) }
+}
+
+/// A btrfs UUID (16 bytes) as the usual 8-4-4-4-12 lowercase text; nil when all zero.
+func uuidString<T>(_ bytes: T) -> String? {
+    withUnsafeBytes(of: bytes) { raw -> String? in
+        guard raw.count >= 16, raw.prefix(16).contains(where: { $0 != 0 }) else { return nil }
+        var text = ""
+        for (index, byte) in raw.prefix(16).enumerated() {
+            if [4, 6, 8, 10].contains(index) { text += "-" }
+            text += String(byte >> 4, radix: 16) + String(byte & 0xf, radix: 16)
+        }
+        return text
+    }
+}

@@ -1,0 +1,69 @@
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a manager's metadata file (info.xml, info.json, a snapper config) without
+/// trusting it: no symlink followed at the last component, no FIFO or device
+/// opened for reading (O_NONBLOCK, then a regular-file check), and at most `limit`
+/// bytes read, so a huge or hostile file cannot hang or exhaust carve.
+enum MetadataFile {
+    /// The first `limit` bytes, or nil when the file does not exist.
+    static func read(_ path: String, limit: Int) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw SystemCallError("cannot open \(path)", call: "open", errno: errno)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw SystemCallError("cannot read \(path)", call: "fstat", errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw RuntimeError("\(path) is not a regular file") }
+        var data = Data(count: limit)
+        var total = 0
+        while total < limit {
+            let got = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, limit - total) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw SystemCallError("cannot read \(path)", call: "read", errno: errno) }
+            if got == 0 { break }
+            total += got
+        }
+        return data.prefix(total)
+    }
+}
+
+/// snapper's configs from `/etc` (under a root prefix, so tests can use a fixture tree).
+struct SnapperConfigFiles {
+    var root: String
+
+    /// Every readable config, and a warning for each one that is not.
+    func load() -> (configs: [SnapperConfig], warnings: [String]) {
+        var names: [String] = []
+        for sysconfig in ["/etc/conf.d/snapper", "/etc/default/snapper"] {
+            let path = root + sysconfig
+            guard let data = try? MetadataFile.read(path, limit: SnapperConfig.maximumSize),
+                  let listed = try? SnapperConfig.configNames(fromSysconfig: String(decoding: data, as: UTF8.self))
+            else { continue }
+            names += listed.filter { !names.contains($0) }
+        }
+        let directory = root + "/etc/snapper/configs"
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        names += files.sorted().filter { !names.contains($0) && !$0.hasPrefix(".") }
+        var configs: [SnapperConfig] = [], warnings: [String] = []
+        for name in names where !name.contains("/") {
+            let path = directory + "/" + name
+            do {
+                guard let data = try MetadataFile.read(path, limit: SnapperConfig.maximumSize + 1) else {
+                    warnings.append("snapper config \(name) is listed in SNAPPER_CONFIGS but \(path) does not exist")
+                    continue
+                }
+                guard data.count <= SnapperConfig.maximumSize else { throw RuntimeError("larger than \(SnapperConfig.maximumSize) bytes") }
+                configs.append(try SnapperConfig.parse(name: name, text: String(decoding: data, as: UTF8.self)))
+            } catch {
+                warnings.append("cannot use snapper config \(path): \(error)")
+            }
+        }
+        return (configs, warnings)
+    }
+}

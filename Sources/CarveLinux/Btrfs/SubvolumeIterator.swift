@@ -1,0 +1,66 @@
+import CBtrfsUtil
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libbtrfsutil's subvolume iterator, destroyed in deinit. After `next` fails the
+/// iterator is finished for good: libbtrfsutil 1.2 crashes when `next` is called
+/// again after an error, so this class never does.
+final class SubvolumeIterator {
+    private var iterator: OpaquePointer?
+    private var finished = false
+    private let context: String
+
+    /// Subvolumes below `top` (5: every subvolume; 0: below the subvolume of `directory`,
+    /// the unprivileged mode that skips what the caller cannot read).
+    init(_ directory: DirectoryHandle, top: UInt64) throws {
+        context = "cannot list the subvolumes of \(directory.path)"
+        try BtrfsUtilCall.check(
+            btrfs_util_create_subvolume_iterator_fd(directory.fd, top, 0, &iterator), context,
+            "btrfs_util_create_subvolume_iterator_fd")
+    }
+
+    deinit { if let iterator { btrfs_util_destroy_subvolume_iterator(iterator) } }
+
+    /// The next subvolume's path (relative to `top`) and info, or nil at the end.
+    func next() throws -> (path: String, info: btrfs_util_subvolume_info)? {
+        guard !finished, let iterator else { return nil }
+        var path: UnsafeMutablePointer<CChar>?
+        var info = btrfs_util_subvolume_info()
+        let result = btrfs_util_subvolume_iterator_next_info(iterator, &path, &info)
+        defer { free(path) }
+        if result == BTRFS_UTIL_ERROR_STOP_ITERATION {
+            finish()
+            return nil
+        }
+        if result != BTRFS_UTIL_OK {
+            let saved = errno
+            finish()
+            errno = saved
+            try BtrfsUtilCall.check(result, context, "btrfs_util_subvolume_iterator_next_info")
+        }
+        return (path.map { String(cString: $0) } ?? "", info)
+    }
+
+    private func finish() {
+        finished = true
+        if let iterator { btrfs_util_destroy_subvolume_iterator(iterator) }
+        iterator = nil
+    }
+}
+
+extension Subvolume {
+    /// A subvolume as libbtrfsutil describes it, before classification.
+    init(path: String, info: btrfs_util_subvolume_info) {
+        let readOnlyFlag: UInt64 = 1 << 0 // BTRFS_ROOT_SUBVOL_RDONLY
+        let otime = Double(info.otime.tv_sec) + Double(info.otime.tv_nsec) / 1e9
+        self.init(
+            id: info.id, parentID: info.parent_id, path: path, uuid: uuidString(info.uuid) ?? "",
+            parentUUID: uuidString(info.parent_uuid), receivedUUID: uuidString(info.received_uuid),
+            generation: info.generation, created: Date(timeIntervalSince1970: otime),
+            readOnly: info.flags & readOnlyFlag != 0, isSnapshot: false
+        )
+    }
+}
