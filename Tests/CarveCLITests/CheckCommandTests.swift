@@ -1,0 +1,108 @@
+import CarveCore
+import CarveTestSupport
+import Testing
+@testable import CarveCLI
+
+/// A 10 GiB GPT disk: sda1 4 GiB xfs, sda2 2 GiB ext4 (unmounted), 4 GiB free.
+private let devices = FakeDeviceSource()
+    .disk("sda", size: 10 * .gib, partitions: [FakePartition(size: 4 * .gib, .xfs()), FakePartition(size: 2 * .gib, .ext4())])
+    .loop("loop0", size: .gib)
+    .path("/tmp/disk.img", is: .regularFile)
+private let tables = FakePartitionTableReader(["/dev/sda": FakePartitionTableReader.gpt(
+    totalSectors: 20_971_520, partitions: [(2048, 8_388_608), (8_390_656, 4_194_304)]
+)])
+private let sizer = FakeFilesystemSizer([
+    "/dev/sda1": FilesystemFigures(fsType: "xfs", source: "nothing"),
+    "/dev/sda2": FilesystemFigures(fsType: "ext4", minimum: 700 * .mib, source: "resize2fs -P"),
+])
+
+private func carve(_ arguments: [String]) -> RunResult {
+    runCarve(["check"] + arguments) { captured in
+        Services(
+            devices: devices, snapshots: FakeSnapshotBackend(), output: captured, isRoot: true,
+            partitionTables: tables, filesystemSizer: sizer, mounts: FakeMountTable()
+        )
+    }
+}
+
+@Suite struct CheckCommandTests {
+    @Test func aShrinkThatFitsExitsZeroWithATextReport() {
+        let result = carve(["/dev/sda2", "--shrink-to", "1G"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout == """
+            /dev/sda2: ext4, shrink to 1G: fits
+              current size                2G (2147483648 bytes)
+              target size                 1G (1073741824 bytes)
+              minimum size                700M (734003200 bytes), from resize2fs -P
+              partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+
+            """)
+    }
+
+    @Test func aShrinkThatDoesNotFitExitsThreeWithEveryBlocker() {
+        let result = carve(["/dev/sda1", "--shrink-by", "100M"])
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("/dev/sda1: xfs, shrink by 100M: does not fit"))
+        #expect(result.stdout.contains("Blockers:\n  cannot-shrink (100M): xfs on /dev/sda1: xfs cannot be shrunk"))
+    }
+
+    @Test func jsonHasTheDocumentedKeys() {
+        let result = carve(["/dev/sda", "--new-partition", "1GiB", "--json"])
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            {
+               "device": "/dev/sda",
+               "filesystem": null,
+               "operation": "new-partition",
+               "current_size": 4293901824,
+               "target_size": 1073741824,
+               "minimum_size": null,
+               "minimum_size_without_snapshots": null,
+               "verdict": "fits",
+               "blockers": [],
+               "remedies": [],
+               "new_partition": {
+                  "start": 12584960,
+                  "end": 14682111,
+                  "size": 1073741824,
+                  "sector_size": 512
+               },
+               "resized_partition": null,
+               "notes": [
+                  "the free gap at sectors 12584960-20971486 (4G) holds it"
+               ]
+            }
+
+            """)
+    }
+
+    @Test func jsonOfAFailedCheckListsBlockersAndRemedies() {
+        let result = carve(["/dev/sda2", "--shrink-to", "600M", "--json"])
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("\"verdict\": \"does not fit\""))
+        #expect(result.stdout.contains("\"kind\": \"below-minimum\",\n         \"bytes\": 104857600"))
+    }
+
+    @Test(arguments: [
+        (["/dev/sda2"], "exactly one of --shrink-to, --shrink-by and --new-partition"),
+        (["/dev/sda2", "--shrink-to", "1G", "--shrink-by", "1G"], "exactly one of"),
+        (["/dev/sda2", "--shrink-to", "0"], "larger than zero"),
+        (["/dev/sda2", "--shrink-to=-1G"], "cannot be negative"),
+        (["/dev/sda2", "--shrink-to", "lots"], "invalid size 'lots'"),
+        (["/dev/sda2", "--shrink-to", "3G"], "cannot shrink to 3G: /dev/sda2 is 2G"),
+        (["/dev/sda", "--shrink-to", "3G"], "is a disk with a partition table"),
+        (["/dev/sda2", "--new-partition", "1G"], "is a partition"),
+        (["/dev/loop0", "--new-partition", "1G"], "has no partition table"),
+        (["/dev/nope", "--shrink-to", "1G"], "/dev/nope: no such file or directory"),
+        (["/tmp/disk.img", "--shrink-to", "1G"], "/tmp/disk.img is not a block device"),
+    ])
+    func badInputIsOneLineAndExit64(_ arguments: [String], _ message: String) {
+        let result = carve(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("carve: "))
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
