@@ -1,8 +1,157 @@
 import ArgumentParser
 import CarveCore
+import Foundation
 
-// PLACEHOLDER: replaced by the issue that owns this command.
+extension SizeMode: ExpressibleByArgument {}
+
+/// `carve snapshots list [PATH...]`: every btrfs snapshot of the filesystems holding
+/// PATH (default: every mounted btrfs, each once), with its manager's metadata and
+/// the space it holds, oldest first.
 struct SnapshotsListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List btrfs snapshots (PLACEHOLDER)")
-    func run() throws { throw RuntimeError("list: not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List btrfs snapshots with their manager (snapper, timeshift, btrbk, plain) and the space they hold.",
+        discussion: """
+            Sizes come from btrfs quotas when they are enabled and consistent; otherwise they \
+            are unknown and carve says why on stderr (it never turns quotas on). Snapshots that \
+            no mount reaches are listed with their path from the top level, as <FS_TREE>/path.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"))
+    var paths: [String] = []
+
+    @OptionGroup(title: "Selection")
+    var selection: SelectionOptions
+
+    @Option(help: ArgumentHelp("How to find sizes: none or quota (exact is not available yet).", valueName: "mode"))
+    var sizes: SizeMode?
+
+    @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
+    var allSubvolumes = false
+
+    @Flag(help: "Print JSON: {\"snapshots\": [...]}.")
+    var json = false
+
+    @Option(name: [.short, .long], help: ArgumentHelp(
+        "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).", valueName: "columns"))
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Print sizes in bytes.")
+    var bytes = false
+
+    @Option(help: ArgumentHelp(
+        "Sort by this column (default CREATED, oldest first; EXCL and RFER sort largest first).", valueName: "column"))
+    var sort: String?
+
+    func run() throws {
+        let services = Services.current
+        let out = services.output
+        if output?.lowercased() == "help" {
+            for column in SnapshotColumns.all { out.line("\(column.name.padding(12)) \(column.help)") }
+            return
+        }
+        let chosen = try selectColumns(output, from: SnapshotColumns.all, defaults: SnapshotColumns.defaults)
+        let sortColumn = try sortKey()
+        let criteria = try selection.selection(timeZone: services.clock.timeZone)
+        let mode = try sizeMode(services)
+
+        var rows: [SnapshotRow] = []
+        var exclusiveKnown = true
+        for filesystem in try filesystems(services.snapshots) {
+            let listing = try services.snapshots.subvolumes(of: filesystem, sizes: mode)
+            for warning in listing.warnings { out.warn(warning) }
+            if let note = listing.sizeNote { out.note(note) }
+            let selected = select(criteria, in: listing, now: services.clock.now)
+            exclusiveKnown = exclusiveKnown && selected.allSatisfy { $0.exclusive != nil }
+            rows += selected.map { SnapshotRow($0, in: listing, timeZone: services.clock.timeZone) }
+        }
+        rows.sort(by: sortColumn)
+
+        if json {
+            let columns = output == nil ? SnapshotColumns.all : chosen
+            out.line(JSONValue.object([("snapshots", .array(rows.map { SnapshotColumns.snapshotJSON($0, columns: columns) }))]).rendered())
+        } else if !rows.isEmpty {
+            out.write(TextTable(columns: chosen, rows: rows, bytes: bytes).rendered())
+        }
+        out.note(summary(rows, exclusiveKnown: exclusiveKnown))
+    }
+
+    func sizeMode(_ services: Services) throws -> SizeMode {
+        switch sizes {
+        case .exact?:
+            throw UsageError("--sizes exact is not implemented yet: use --sizes quota (needs quotas on) or --sizes none")
+        case .quota? where !services.isRoot:
+            throw NeedsRootError("reading quota sizes (--sizes quota)")
+        case let mode?: return mode
+        case nil: return .quota
+        }
+    }
+
+    /// The filesystems of the given paths, each once; every mounted btrfs without paths.
+    func filesystems(_ backend: any SnapshotBackend) throws -> [BtrfsFilesystem] {
+        guard !paths.isEmpty else { return try backend.mountedFilesystems() }
+        var found: [BtrfsFilesystem] = []
+        for path in paths {
+            let filesystem = try backend.filesystem(containing: path)
+            if !found.contains(where: { $0.uuid == filesystem.uuid }) { found.append(filesystem) }
+        }
+        return found
+    }
+
+    /// The selected snapshots; with --all-subvolumes the plain subvolumes go through the same filters.
+    func select(_ criteria: SnapshotSelection, in listing: SubvolumeListing, now: Date) -> [Subvolume] {
+        guard allSubvolumes else { return criteria.apply(to: listing.subvolumes, now: now) }
+        var everything = listing.subvolumes
+        for index in everything.indices { everything[index].isSnapshot = true }
+        let chosen = Set(criteria.apply(to: everything, now: now).map(\.id))
+        return listing.subvolumes.filter { chosen.contains($0.id) }
+    }
+
+    func summary(_ rows: [SnapshotRow], exclusiveKnown: Bool) -> String {
+        let count = rows.filter(\.snapshot.isSnapshot).count
+        let filesystems = Set(rows.map(\.filesystem.uuid)).count
+        var text = "\(count) snapshot\(count == 1 ? "" : "s")"
+        if filesystems > 1 { text += " on \(filesystems) filesystems" }
+        guard count > 0 else { return text }
+        guard exclusiveKnown else { return text + "; exclusive sizes unknown" }
+        let total = rows.filter(\.snapshot.isSnapshot).reduce(UInt64(0)) { $0 + ($1.snapshot.exclusive ?? 0) }
+        let shown = bytes ? "\(total) bytes" : ByteSize.format(total)
+        return text + ", \(shown) exclusive in total (together they may free more)"
+    }
+
+    /// The order `--sort` asks for.
+    func sortKey() throws -> (SnapshotRow, SnapshotRow) -> Bool {
+        let name = (sort ?? "CREATED").uppercased()
+        func byCreated(_ a: SnapshotRow, _ b: SnapshotRow) -> Bool { (a.snapshot.created, a.snapshot.id) < (b.snapshot.created, b.snapshot.id) }
+        func largest(_ key: @escaping (SnapshotRow) -> UInt64?) -> (SnapshotRow, SnapshotRow) -> Bool {
+            { a, b in
+                let x = key(a).map { Int128($0) } ?? -1, y = key(b).map { Int128($0) } ?? -1
+                return x != y ? x > y : byCreated(a, b)
+            }
+        }
+        func ascending(_ key: @escaping (SnapshotRow) -> String) -> (SnapshotRow, SnapshotRow) -> Bool {
+            { a, b in key(a) != key(b) ? key(a) < key(b) : byCreated(a, b) }
+        }
+        switch name {
+        case "CREATED": return byCreated
+        case "ID": return { ($0.snapshot.id, $0.filesystem.uuid) < ($1.snapshot.id, $1.filesystem.uuid) }
+        case "EXCL": return largest(\.snapshot.exclusive)
+        case "RFER": return largest(\.snapshot.referenced)
+        case "NUMBER": return { a, b in
+            let x = a.snapshot.metadata.number ?? Int.max, y = b.snapshot.metadata.number ?? Int.max
+            return x != y ? x < y : a.number != b.number ? a.number < b.number : byCreated(a, b)
+        }
+        case "PATH": return ascending(\.path)
+        case "SOURCE": return ascending { $0.source ?? "" }
+        case "MANAGER": return ascending(\.snapshot.metadata.manager.rawValue)
+        case "DESCRIPTION": return ascending { $0.snapshot.metadata.description ?? "" }
+        default:
+            throw UsageError("cannot sort by '\(sort ?? "")' (known: CREATED, ID, EXCL, RFER, NUMBER, PATH, SOURCE, MANAGER, DESCRIPTION)")
+        }
+    }
+}
+
+private extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

@@ -38,11 +38,12 @@ struct SelectionOptions: ParsableArguments {
     var all = false
 
     /// The selection as the core applies it; a `UsageError` naming the bad value.
-    func selection() throws(UsageError) -> SnapshotSelection {
+    /// Dates without an offset are read in `timeZone` (the clock's).
+    func selection(timeZone: TimeZone = .current) throws(UsageError) -> SnapshotSelection {
         var selection = SnapshotSelection(all: all)
         if let olderThan { selection.olderThan = try TimeSpan.parse(olderThan) }
-        if let before { selection.before = try DateArgument.parse(before) }
-        if let after { selection.after = try DateArgument.parse(after) }
+        if let before { selection.before = try DateArgument.parse(before, timeZone: timeZone) }
+        if let after { selection.after = try DateArgument.parse(after, timeZone: timeZone) }
         if let match { selection.match = try Glob(match) }
         for name in manager {
             guard let parsed = SnapshotManager(rawValue: name.lowercased()) else {

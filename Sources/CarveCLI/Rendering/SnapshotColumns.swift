@@ -1,0 +1,115 @@
+import CarveCore
+import Foundation
+
+/// One snapshot as listings show it: the subvolume, its filesystem, and where its
+/// source is mounted (looked up in the same listing).
+struct SnapshotRow: Sendable {
+    var snapshot: Subvolume
+    var filesystem: BtrfsFilesystem
+    var sourceMountedPath: String?
+    var timeZone: TimeZone
+
+    init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
+        self.snapshot = snapshot
+        filesystem = listing.filesystem
+        self.timeZone = timeZone
+        sourceMountedPath = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
+    }
+
+    /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).
+    var path: String { snapshot.mountedPath ?? "<FS_TREE>/" + snapshot.path }
+
+    var source: String? { sourceMountedPath ?? snapshot.sourcePath.map { "<FS_TREE>/" + $0 } }
+
+    /// snapper's number, else timeshift's or btrbk's snapshot name.
+    var number: String { snapshot.metadata.number.map(String.init) ?? snapshot.metadata.name ?? "" }
+
+    var createdISO: String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = timeZone
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: snapshot.created)
+    }
+
+    var createdShort: String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: snapshot.created)
+        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
+    }
+}
+
+/// The columns of `carve snapshots list`: the text table, `--output` and the JSON
+/// keys. Delete and thin reports reuse `snapshotJSON` for their snapshot objects.
+enum SnapshotColumns {
+    static let defaults = ["ID", "CREATED", "MANAGER", "NUMBER", "SOURCE", "PATH", "EXCL", "RFER", "DESCRIPTION"]
+
+    static func size(_ value: UInt64?, _ bytes: Bool) -> String {
+        guard let value else { return "-" }
+        return bytes ? String(value) : ByteSize.format(value)
+    }
+
+    static let all: [Column<SnapshotRow>] = [
+        Column("ID", help: "btrfs subvolume id", rightAligned: true,
+               text: { row, _ in String(row.snapshot.id) }, json: { .uint($0.snapshot.id) }),
+        Column("PATH", help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it",
+               text: { row, _ in escapedForTable(row.path) + (row.snapshot.isReachable ? "" : " (not mounted)") },
+               json: { .string($0.path) }),
+        Column("SUBVOLUME", key: "subvolume_path", help: "path from the filesystem's top level",
+               text: { row, _ in escapedForTable(row.snapshot.path) }, json: { .string($0.snapshot.path) }),
+        Column("FILESYSTEM", help: "a mountpoint of the filesystem",
+               text: { row, _ in escapedForTable(row.filesystem.mountpoint) }, json: { .string($0.filesystem.mountpoint) }),
+        Column("FSUUID", help: "filesystem UUID", text: { row, _ in row.filesystem.uuid }, json: { .string($0.filesystem.uuid) }),
+        Column("UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid }, json: { .string($0.snapshot.uuid) }),
+        Column("PARENT-UUID", key: "parent_uuid", help: "UUID of the subvolume it was taken of",
+               text: { row, _ in row.snapshot.parentUUID ?? "-" }, json: { .string($0.snapshot.parentUUID) }),
+        Column("SOURCE", help: "the subvolume it was taken of, when that still exists",
+               text: { row, _ in row.source.map(escapedForTable) ?? "-" }, json: { .string($0.source) }),
+        Column("SOURCE-ID", key: "source_id", help: "id of the source subvolume", rightAligned: true,
+               text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" }, json: { .uint($0.snapshot.sourceID) }),
+        Column("CREATED", help: "creation time (otime); ISO 8601 with offset in JSON",
+               text: { row, _ in row.createdShort }, json: { .string($0.createdISO) }),
+        Column("GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
+               text: { row, _ in String(row.snapshot.generation) }, json: { .uint($0.snapshot.generation) }),
+        Column("RO", key: "readonly", help: "read-only snapshot",
+               text: { row, _ in row.snapshot.readOnly ? "yes" : "no" }, json: { .bool($0.snapshot.readOnly) }),
+        Column("SNAPSHOT", help: "a snapshot (no: a plain subvolume, shown by --all-subvolumes)",
+               text: { row, _ in row.snapshot.isSnapshot ? "yes" : "no" }, json: { .bool($0.snapshot.isSnapshot) }),
+        Column("MANAGER", help: "snapper, timeshift, btrbk or plain",
+               text: { row, _ in row.snapshot.isSnapshot ? row.snapshot.metadata.manager.rawValue : "(subvolume)" },
+               json: { $0.snapshot.isSnapshot ? .string($0.snapshot.metadata.manager.rawValue) : .null }),
+        Column("CONFIG", help: "snapper config",
+               text: { row, _ in row.snapshot.metadata.config.map(escapedForTable) ?? "" }, json: { .string($0.snapshot.metadata.config) }),
+        Column("NUMBER", help: "snapper number, timeshift or btrbk snapshot name", rightAligned: true,
+               text: { row, _ in escapedForTable(row.number) }, json: { .int($0.snapshot.metadata.number) }),
+        Column("NAME", help: "timeshift or btrbk snapshot name",
+               text: { row, _ in escapedForTable(row.snapshot.metadata.name ?? "") }, json: { .string($0.snapshot.metadata.name) }),
+        Column("TYPE", help: "snapper type: single, pre or post",
+               text: { row, _ in row.snapshot.metadata.type ?? "" }, json: { .string($0.snapshot.metadata.type) }),
+        Column("IMPORTANT", help: "snapper important=yes",
+               text: { row, _ in row.snapshot.metadata.important ? "yes" : "" }, json: { .bool($0.snapshot.metadata.important) }),
+        Column("EXCL", key: "exclusive", help: "bytes only this snapshot holds (quota), - when unknown", rightAligned: true,
+               text: { row, bytes in size(row.snapshot.exclusive, bytes) }, json: { .uint($0.snapshot.exclusive) }),
+        Column("RFER", key: "referenced", help: "bytes this snapshot references (quota), - when unknown", rightAligned: true,
+               text: { row, bytes in size(row.snapshot.referenced, bytes) }, json: { .uint($0.snapshot.referenced) }),
+        Column("REACHABLE", help: "a mount reaches it, so it can be named by path",
+               text: { row, _ in row.snapshot.isReachable ? "yes" : "no" }, json: { .bool($0.snapshot.isReachable) }),
+        Column("MOUNTPOINTS", help: "where the snapshot itself is mounted",
+               text: { row, _ in row.snapshot.mountpoints.map(escapedForTable).joined(separator: ",") },
+               json: { .array($0.snapshot.mountpoints.map(JSONValue.string)) }),
+        Column("NESTED", help: "other subvolumes lie inside it",
+               text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" }, json: { .bool($0.snapshot.hasNestedSubvolumes) }),
+        Column("TAGS", help: "timeshift tags",
+               text: { row, _ in row.snapshot.metadata.tags.joined(separator: " ") },
+               json: { .array($0.snapshot.metadata.tags.map(JSONValue.string)) }),
+        Column("DESCRIPTION", help: "the manager's description or comment",
+               text: { row, _ in escapedForTable(row.snapshot.metadata.description ?? "") },
+               json: { .string($0.snapshot.metadata.description) }),
+    ]
+
+    /// The JSON object of one snapshot: every column, in table order.
+    static func snapshotJSON(_ row: SnapshotRow, columns: [Column<SnapshotRow>] = all) -> JSONValue {
+        .object(columns.map { ($0.key, $0.json(row)) })
+    }
+}
