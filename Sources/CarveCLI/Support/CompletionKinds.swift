@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+
+/// What the shell completes for carve's arguments, shared by the commands so
+/// that every DEVICE, filesystem PATH and SNAPSHOT argument completes alike:
+/// `@Argument(help: "…", completion: .blockDevice) var device: String`.
+extension CompletionKind {
+    /// Block devices, disks and partitions, as lsblk lists them (`/dev/sda2`).
+    public static var blockDevice: CompletionKind { .shellCommand("lsblk -rno PATH 2>/dev/null") }
+
+    /// Mountpoints of mounted btrfs filesystems (`/`, `/home`), for filesystem PATH arguments.
+    public static var btrfsMountpoint: CompletionKind {
+        .shellCommand("findmnt -rn -t btrfs -o TARGET 2>/dev/null")
+    }
+
+    /// Snapshots: snapper's `CONFIG:NUMBER`, snapper snapshot paths, then directories.
+    public static var snapshot: CompletionKind {
+        .custom { _, _, prefix in SnapshotCompletion().candidates(for: prefix) }
+    }
+}
+
+/// The candidates of `CompletionKind.snapshot`, read from snapper's configs and
+/// the directory tree under `root` (a fixture directory in tests). Completion
+/// must never fail loudly: whatever cannot be read is left out.
+struct SnapshotCompletion {
+    var root = "/"
+
+    func candidates(for prefix: String) -> [String] {
+        let snapper = snapperSnapshots()
+        let names = snapper.map { "\($0.config):\($0.number)" }
+        let paths = snapper.map(\.path)
+        let all = prefix.hasPrefix("/") ? paths + directories(completing: prefix) : names + paths
+        var seen = Set<String>()
+        return all.filter { $0.hasPrefix(prefix) && seen.insert($0).inserted }
+    }
+
+    /// Every snapper snapshot: config name, number, and the path of its subvolume.
+    func snapperSnapshots() -> [(config: String, number: Int, path: String)] {
+        let configDirectory = resolved("/etc/snapper/configs")
+        let configs = (try? FileManager.default.contentsOfDirectory(atPath: configDirectory)) ?? []
+        return configs.sorted().flatMap { config -> [(config: String, number: Int, path: String)] in
+            guard let subvolume = snapperSubvolume(configFile: configDirectory + "/" + config) else { return [] }
+            let base = subvolume == "/" ? "/.snapshots" : subvolume + "/.snapshots"
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: resolved(base))) ?? []
+            return entries.compactMap(Int.init).sorted().map { (config, $0, "\(base)/\($0)/snapshot") }
+        }
+    }
+
+    /// The SUBVOLUME="…" setting of a snapper config file.
+    func snapperSubvolume(configFile: String) -> String? {
+        guard let text = try? String(contentsOfFile: configFile, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("SUBVOLUME=") {
+            let value = line.dropFirst("SUBVOLUME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// Directories whose path starts with `prefix`, each ending in `/` so the
+    /// next TAB descends into it.
+    func directories(completing prefix: String) -> [String] {
+        let parent = prefix.hasSuffix("/") ? prefix : (prefix as NSString).deletingLastPathComponent
+        let base = parent.hasSuffix("/") ? parent : parent + "/"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: resolved(base))) ?? []
+        return entries.sorted().compactMap { name in
+            var isDirectory: ObjCBool = false
+            let path = base + name
+            guard FileManager.default.fileExists(atPath: resolved(path), isDirectory: &isDirectory),
+                isDirectory.boolValue
+            else { return nil }
+            return path + "/"
+        }
+    }
+
+    private func resolved(_ path: String) -> String {
+        root == "/" ? path : root + path
+    }
+}
