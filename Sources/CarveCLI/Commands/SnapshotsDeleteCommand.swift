@@ -1,8 +1,39 @@
 import ArgumentParser
 import CarveCore
 
-// PLACEHOLDER: replaced by the issue that owns this command.
+/// `carve snapshots delete`: plan, confirm, delete one after another, report.
 struct SnapshotsDeleteCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete snapshots (PLACEHOLDER)")
-    func run() throws { throw RuntimeError("delete: not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete btrfs snapshots by name or selection, with a dry run that says what space comes back.",
+        discussion: """
+            SNAPSHOT is a path, a snapper CONFIG:NUMBER or a range CONFIG:FIRST-LAST; names and selection \
+            options add up. Protected snapshots (not snapshots, the default subvolume, mounted ones, snapper 0 \
+            and important ones, ones with nested subvolumes) are reported and kept. Exit status: 0 all deleted \
+            or no snapshots matched, 1 none could be deleted, 4 some failed, 64 bad input, 75 another carve \
+            is deleting, 77 not root, 130 interrupted.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Snapshots to delete: paths, CONFIG:NUMBER or CONFIG:FIRST-LAST.", valueName: "snapshot"))
+    var snapshots: [String] = []
+
+    @Option(name: .customLong("id"), help: ArgumentHelp("A snapshot by btrfs subvolume id (repeatable).", valueName: "id"))
+    var ids: [UInt64] = []
+
+    @Option(name: .customLong("filesystem"), help: ArgumentHelp(
+        "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).", valueName: "path"))
+    var filesystems: [String] = []
+
+    @OptionGroup(title: "Selection") var selection: SelectionOptions
+    @OptionGroup var deletion: DeletionOptions
+
+    func run() throws {
+        let flow = try DeletionFlow(options: deletion)
+        let request = try DeleteRequest(
+            names: snapshots, ids: ids, filesystems: filesystems, selection: selection.selection())
+        try flow.run {
+            try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+        }
+    }
 }

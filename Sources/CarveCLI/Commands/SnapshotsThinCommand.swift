@@ -1,8 +1,40 @@
 import ArgumentParser
 import CarveCore
 
-// PLACEHOLDER: replaced by the issue that owns this command.
+/// `carve snapshots thin`: delete the oldest (or largest) snapshots until enough space comes back.
 struct SnapshotsThinCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "thin", abstract: "Thin snapshots (PLACEHOLDER)")
-    func run() throws { throw RuntimeError("thin: not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "thin",
+        abstract: "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back, as tmutil thinlocalsnapshots.",
+        discussion: """
+            The space a snapshot frees comes from btrfs quotas (exclusive bytes); with quotas off carve \
+            cannot estimate it and deletes nothing. The estimate is a lower bound. When even every eligible \
+            snapshot frees less than SIZE, nothing is deleted unless --best-effort.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"))
+    var path: String
+
+    @Option(help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
+    var free: String
+
+    @Option(help: ArgumentHelp("Which go first: oldest (default) or largest (fewest deletions).", valueName: "order"))
+    var order: String = ThinOrder.oldest.rawValue
+
+    @Flag(name: .customLong("best-effort"), help: "Delete every eligible snapshot even when together they free less than SIZE.")
+    var bestEffort = false
+
+    @OptionGroup(title: "Selection") var selection: SelectionOptions
+    @OptionGroup var deletion: DeletionOptions
+
+    func run() throws {
+        let flow = try DeletionFlow(options: deletion)
+        guard let order = ThinOrder(rawValue: order) else {
+            throw UsageError("invalid order '\(self.order)' for --order (known: oldest, largest)")
+        }
+        let request = try ThinRequest(
+            path: path, free: free, selection: selection.selection(), order: order, bestEffort: bestEffort)
+        try flow.run { try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now) }
+    }
 }

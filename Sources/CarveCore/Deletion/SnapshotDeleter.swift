@@ -9,8 +9,9 @@ public struct PlannedSnapshot: Sendable, Hashable {
         self.subvolume = subvolume; self.filesystem = filesystem; self.named = named
     }
 
-    /// How the snapshot is named in messages: its path, or where a mount would reach it.
-    public var displayPath: String { subvolume.mountedPath ?? "<top>/" + subvolume.path }
+    /// How the snapshot is named in messages: its mounted path, or its path from the
+    /// top level as btrfs-progs writes it.
+    public var displayPath: String { subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path }
     /// Identifies the snapshot across listings: the filesystem and the subvolume id.
     public var key: String { "\(filesystem.uuid)/\(subvolume.id)" }
 }

@@ -30,7 +30,7 @@ extension BtrfsSnapshotBackend {
                 btrfs_util_delete_subvolume(path, flags), "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
             return
         }
-        let name = "<top>/\(subvolume.path) (id \(subvolume.id))"
+        let name = "<FS_TREE>/\(subvolume.path) (id \(subvolume.id))"
         if recursive && subvolume.hasNestedSubvolumes {
             // The kernel deletes by id only an empty subvolume; nested ones need a path.
             throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it")

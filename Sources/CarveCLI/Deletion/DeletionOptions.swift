@@ -1,0 +1,42 @@
+import ArgumentParser
+import CarveCore
+
+/// The options `delete` and `thin` share: how to confirm, what the rules may let
+/// through, how to report.
+struct DeletionOptions: ParsableArguments {
+    @Flag(name: .customLong("dry-run"), help: "Print the plan and stop: nothing is deleted, no lock is taken.")
+    var dryRun = false
+
+    @Flag(name: .shortAndLong, help: "Delete without asking (needed when stdin is not a terminal).")
+    var yes = false
+
+    @Flag(help: "Wait until btrfs has freed the space, then report the measured change next to the estimate.")
+    var wait = false
+
+    @Flag(help: "Also delete subvolumes nested inside a snapshot (refused otherwise).")
+    var recursive = false
+
+    @Flag(name: .customLong("include-important"), help: "Also delete snapper snapshots marked important.")
+    var includeImportant = false
+
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+        "Wait up to this many seconds for another carve that is deleting (default 0: exit 75 at once).",
+        valueName: "seconds"))
+    var lockTimeout: Double = 0
+
+    @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
+    var syslog = false
+
+    @Flag(help: "Print the result as JSON on stdout.")
+    var json = false
+
+    var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant) }
+
+    /// Checked in run(), after the root check, so that errors keep their exit codes.
+    func check() throws(UsageError) {
+        guard lockTimeout >= 0, lockTimeout.isFinite else {
+            throw UsageError("invalid value '\(lockTimeout)' for --lock-timeout: must be 0 or more seconds")
+        }
+        if dryRun && wait { throw UsageError("--dry-run and --wait conflict: a dry run deletes nothing to wait for") }
+    }
+}

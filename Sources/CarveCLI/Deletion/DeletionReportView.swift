@@ -1,0 +1,113 @@
+import CarveCore
+import Foundation
+
+/// What a delete or thin run prints: the plan as a table, and the result as one
+/// summary line or the JSON object scripts read.
+struct DeletionReportView {
+    var plan: DeletionPlan
+    var dryRun: Bool
+    /// nil for a dry run, or when nothing was to be deleted.
+    var report: DeletionReport?
+    /// Measured with --wait: bytes the filesystems' used space shrank by.
+    var measuredReclaim: Int64?
+
+    /// The snapshots that are gone (or, in a dry run, would be).
+    var deleted: [PlannedSnapshot] { report.map { $0.done.map(\.snapshot) } ?? (dryRun ? plan.toDelete : []) }
+
+    /// The estimate for what is gone: a lower bound from quota exclusive bytes.
+    var estimatedReclaim: UInt64? { DeletionPlan.exclusiveSum(deleted) }
+
+    // MARK: text
+
+    /// The plan: what will be deleted and what is protected, with why.
+    func planText() -> String {
+        var out = ""
+        if !plan.toDelete.isEmpty {
+            let verb = dryRun ? "Would delete" : "Deleting"
+            out += "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)):\n"
+            var table = TextTable(headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
+                                  rightAligned: [true, false, false, true, false, true])
+            table.rows = plan.toDelete.map { snapshot in
+                let subvolume = snapshot.subvolume
+                return ["\(subvolume.id)", Self.date(subvolume.created), subvolume.metadata.manager.rawValue,
+                        Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
+                        subvolume.exclusive.map(ByteSize.format) ?? "-"]
+            }
+            out += table.rendered()
+        }
+        if !plan.protected.isEmpty {
+            out += "Protected, not deleted:\n"
+            for entry in plan.protected {
+                out += "  \(entry.snapshot.subvolume.id) \(escapedForTable(entry.snapshot.displayPath)): \(entry.reason)\n"
+            }
+        }
+        return out
+    }
+
+    /// The result in one line, for stdout.
+    func summaryText() -> String {
+        if plan.toDelete.isEmpty {
+            return plan.protected.isEmpty ? "no snapshots matched"
+                : "nothing deleted: all \(count(plan.protected.count)) selected are protected"
+        }
+        if dryRun { return "dry run: would delete \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)); nothing deleted" }
+        guard let report else { return "nothing deleted" }
+        var parts = ["deleted \(count(report.done.count))\(estimateText(estimatedReclaim))"]
+        if let measuredReclaim { parts[0] += " (measured: \(Self.signed(measuredReclaim)))" }
+        if !report.notDone.isEmpty { parts.append("\(report.notDone.count) failed") }
+        if !plan.protected.isEmpty { parts.append("\(plan.protected.count) protected") }
+        if report.interrupted { parts.append("interrupted, \(report.notAttempted.count) not attempted") }
+        return parts.joined(separator: ", ")
+    }
+
+    private func count(_ n: Int) -> String { "\(n) snapshot\(n == 1 ? "" : "s")" }
+
+    private func estimateText(_ bytes: UInt64?) -> String {
+        guard let bytes else { return " (space freed unknown: no quota sizes)" }
+        return ", freeing at least \(ByteSize.format(bytes))"
+    }
+
+    static func signed(_ bytes: Int64) -> String {
+        bytes < 0 ? "-" + ByteSize.format(UInt64(-bytes)) : ByteSize.format(UInt64(bytes))
+    }
+
+    static func number(_ metadata: ManagerMetadata) -> String {
+        if let number = metadata.number { return "\(metadata.config.map { $0 + ":" } ?? "")\(number)" }
+        return metadata.name ?? "-"
+    }
+
+    static func date(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    // MARK: JSON
+
+    /// The object `snapshots list --json` prints for the same snapshot.
+    static func snapshotJSON(_ snapshot: PlannedSnapshot) -> JSONValue {
+        let listing = SubvolumeListing(filesystem: snapshot.filesystem, subvolumes: [snapshot.subvolume], sizes: .none)
+        return SnapshotColumns.snapshotJSON(SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
+    }
+
+    func json() -> JSONValue {
+        let failed: [JSONValue] = (report?.notDone ?? []).map { outcome in
+            .object([("path", .string(outcome.snapshot.displayPath)), ("id", .uint(outcome.snapshot.subvolume.id)),
+                     ("error", .string(outcome.errorText ?? ""))])
+        }
+        let protected: [JSONValue] = plan.protected.map { entry in
+            .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
+                     ("reason", .string(entry.reason))])
+        }
+        return .object([
+            ("dry_run", .bool(dryRun)),
+            ("deleted", .array(deleted.map(Self.snapshotJSON))),
+            ("failed", .array(failed)),
+            ("protected", .array(protected)),
+            ("estimated_reclaim", .uint(estimatedReclaim)),
+            ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
+            ("interrupted", .bool(report?.interrupted ?? false)),
+        ])
+    }
+}

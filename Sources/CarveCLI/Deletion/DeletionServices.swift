@@ -1,0 +1,36 @@
+import CarveCore
+import CarveLinux
+
+/// What the deleting commands need besides `Services`: the lock, signals, syslog and
+/// the answer to a prompt. Kept apart so that the read-only commands never see them;
+/// CLI tests hand in fakes through `DeletionServices.$current.withValue`.
+public struct DeletionServices: Sendable {
+    public var lock: any DeletionLock
+    /// Starts turning SIGINT/SIGTERM into `flag`; the closure is told on the first signal.
+    public var catchInterrupts: @Sendable (_ flag: CancellationFlag, _ onSignal: @escaping @Sendable () -> Void) -> Void
+    /// Writes one audit line to syslog (`--syslog`).
+    public var systemLog: @Sendable (String) -> Void
+    /// Reads the answer to a confirmation prompt from stdin; nil at end of input.
+    public var readAnswer: @Sendable () -> String?
+
+    public init(
+        lock: any DeletionLock,
+        catchInterrupts: @escaping @Sendable (CancellationFlag, @escaping @Sendable () -> Void) -> Void = { _, _ in },
+        systemLog: @escaping @Sendable (String) -> Void = { _ in },
+        readAnswer: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.lock = lock; self.catchInterrupts = catchInterrupts; self.systemLog = systemLog; self.readAnswer = readAnswer
+    }
+
+    /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.
+    public static func system() -> DeletionServices {
+        DeletionServices(
+            lock: FileDeletionLock(),
+            catchInterrupts: { flag, onSignal in InterruptCatcher.catchInterrupts(into: flag, notify: onSignal) },
+            systemLog: { SystemLog.notice($0) },
+            readAnswer: { readLine(strippingNewline: true) }
+        )
+    }
+
+    @TaskLocal public static var current: DeletionServices = .system()
+}

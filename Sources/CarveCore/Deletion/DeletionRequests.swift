@@ -1,0 +1,105 @@
+import Foundation
+
+/// `carve snapshots delete`: snapshots named by path, snapper number or id, and
+/// those the selection options choose on the filesystems in scope (union).
+public struct DeleteRequest: Sendable {
+    public var names: [SnapshotName]
+    public var ids: [UInt64]
+    /// `--filesystem` paths; empty: every mounted btrfs filesystem.
+    public var filesystems: [String]
+    public var selection: SnapshotSelection
+
+    /// Parses the names; refuses a request that names nothing (deleting every
+    /// snapshot takes `--all`).
+    public init(names: [String], ids: [UInt64], filesystems: [String], selection: SnapshotSelection) throws(UsageError) {
+        var parsed: [SnapshotName] = []
+        for name in names { parsed.append(try SnapshotName.parse(name)) }
+        self.names = parsed; self.ids = ids; self.filesystems = filesystems; self.selection = selection
+        guard !parsed.isEmpty || !ids.isEmpty || usesSelection else {
+            throw UsageError("no snapshots named: give SNAPSHOT paths, CONFIG:NUMBER, --id or a selection option (--all deletes every snapshot)")
+        }
+    }
+
+    var usesSelection: Bool { selection.hasCriteria || selection.all }
+
+    public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
+        let listings = try Scope.listings(filesystems, backend: backend)
+        let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty)
+        var selected: [PlannedSnapshot] = []
+        for name in names { selected += try resolver.resolve(name) }
+        for id in ids { selected.append(try resolver.resolve(id: id)) }
+        if usesSelection {
+            for listing in listings {
+                selected += selection.apply(to: listing.subvolumes, now: now).map {
+                    PlannedSnapshot(subvolume: $0, filesystem: listing.filesystem)
+                }
+            }
+        }
+        return DeletionPlan.make(selected: selected, rules: rules, notes: Scope.notes(listings, for: selected))
+    }
+}
+
+/// `carve snapshots thin PATH --free SIZE`: the selected snapshots of one filesystem,
+/// in `order`, until the estimated reclaim reaches the target.
+public struct ThinRequest: Sendable {
+    public var path: String
+    public var target: UInt64
+    public var selection: SnapshotSelection
+    public var order: ThinOrder
+    public var bestEffort: Bool
+
+    public init(path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool) throws(UsageError) {
+        let target: UInt64
+        do { target = try ByteSize.parse(free) } catch { throw UsageError("--free: \(error.message)") }
+        guard target > 0 else { throw UsageError("--free \(free): nothing to free; give a size above 0") }
+        self.path = path; self.target = target; self.selection = selection; self.order = order; self.bestEffort = bestEffort
+    }
+
+    public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
+        guard let listing = try Scope.listings([path], backend: backend).first else {
+            throw UsageError("\(path): no btrfs filesystem")
+        }
+        let selected = selection.apply(to: listing.subvolumes, now: now).map {
+            PlannedSnapshot(subvolume: $0, filesystem: listing.filesystem)
+        }
+        let allowed = DeletionPlan.make(selected: selected, rules: rules)
+        let chosen = try ThinPlanner(target: target, order: order, bestEffort: bestEffort)
+            .choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
+        var notes = listing.warnings.map { "warning: \($0)" }
+        if DeletionPlan.exclusiveSum(allowed.toDelete).map({ $0 < target }) == true {
+            notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
+        }
+        return DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
+    }
+}
+
+/// The filesystems a command works on and their listings.
+enum Scope {
+    /// `paths` (each a path inside a btrfs filesystem) or, when empty, every mounted
+    /// btrfs filesystem; each once. A path not on btrfs is bad input here.
+    static func listings(_ paths: [String], backend: any SnapshotBackend) throws -> [SubvolumeListing] {
+        var filesystems: [BtrfsFilesystem] = []
+        if paths.isEmpty {
+            filesystems = try backend.mountedFilesystems()
+        } else {
+            for path in paths {
+                let filesystem: BtrfsFilesystem
+                do {
+                    filesystem = try backend.filesystem(containing: SnapshotResolver.absolute(path))
+                } catch let error as RuntimeError {
+                    throw UsageError(error.message)
+                }
+                if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
+            }
+        }
+        return try filesystems.map { try backend.subvolumes(of: $0, sizes: .quota) }
+    }
+
+    /// Size notes and warnings of the filesystems that have selected snapshots.
+    static func notes(_ listings: [SubvolumeListing], for selected: [PlannedSnapshot]) -> [String] {
+        let touched = Set(selected.map(\.filesystem.uuid))
+        return listings.filter { touched.contains($0.filesystem.uuid) }.flatMap { listing in
+            listing.warnings.map { "warning: \($0)" } + (listing.sizeNote.map { [$0] } ?? [])
+        }
+    }
+}

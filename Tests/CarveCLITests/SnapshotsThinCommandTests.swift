@@ -1,0 +1,63 @@
+@testable import CarveCLI
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+
+@Suite struct SnapshotsThinCommandTests {
+    @Test func thinDeletesTheOldestUntilTheTarget() throws {
+        let harness = DeleteHarness()
+        // Oldest first: root:1 is important (skipped), then root:2 (1M), 300, 301, 302 (10M each).
+        let result = harness.run(["thin", "/mnt", "--free", "25M", "--yes", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(harness.remaining == [256, 303, 304, 305, 310])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["estimated_reclaim"] as? Int == 31 << 20)
+        #expect((json["protected"] as? [[String: Any]])?.first?["id"] as? Int == 310)
+    }
+
+    @Test func largestFirstAndSelectionOptionsAreHonoured() {
+        let harness = DeleteHarness()
+        let result = harness.run(["thin", "/mnt", "--free", "5M", "--order", "largest", "--keep-last", "5", "--yes"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // --keep-last 5 keeps 301…305 of @home and both snapper snapshots (one source): only 300 is eligible.
+        #expect(harness.remaining == [256, 301, 302, 303, 304, 305, 310, 311])
+    }
+
+    @Test func unknownSizesMeanNothingIsDeleted() {
+        let harness = DeleteHarness(quotas: false)
+        let result = harness.run(["thin", "/mnt", "--free", "1M", "--yes"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot estimate"))
+        #expect(result.stderr.contains("btrfs quota enable /mnt"))
+        #expect(harness.remaining.count == 9)
+    }
+
+    @Test func notEnoughMeansNothingUnlessBestEffort() {
+        let harness = DeleteHarness()
+        let result = harness.run(["thin", "/mnt", "--free", "1G", "--yes"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("deleting all 7 eligible snapshots on /mnt frees at least 61M, less than the 1G asked for"))
+        #expect(harness.remaining.count == 9)
+        let forced = harness.run(["thin", "/mnt", "--free", "1G", "--yes", "--best-effort"])
+        #expect(forced.status == 0)
+        #expect(harness.remaining == [256, 310])
+    }
+
+    @Test func aDryRunShowsTheChoice() {
+        let harness = DeleteHarness()
+        let result = harness.run(["thin", "/mnt", "--free", "1M", "--dry-run"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Would delete 1 snapshot, freeing at least 1M"))
+        #expect(result.stdout.contains("root:2"))
+        #expect(harness.remaining.count == 9)
+    }
+
+    @Test func aPathOffBtrfsIsBadInput() {
+        let harness = DeleteHarness()
+        harness.backend.setForeign("/home", error: RuntimeError("/home is on ext4: it has no btrfs snapshots"))
+        let result = harness.run(["thin", "/home", "--free", "1G", "--yes"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "carve: /home is on ext4: it has no btrfs snapshots\n")
+    }
+}
