@@ -65,22 +65,31 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
 
     /// True when a shrink to `size` bytes can relocate everything beyond it: the used
     /// bytes of every block group with an extent beyond `size` (each copy, in whole
-    /// 16 MiB steps) plus the margin fit in the unallocated space below `size`, and the
-    /// largest of those groups fits in one hole (an extent is not split to move).
-    /// Free space inside the groups that stay is not counted: relocation was seen to
-    /// fail with ENOSPC when it was the only room.
+    /// 16 MiB steps) fit in half the free room inside groups of the same kind that stay
+    /// plus new chunks in the unallocated space below `size`, with the margin to spare.
+    /// (Relocation splits data extents, so no single hole has to hold a whole group.)
+    /// Only half the room inside groups counts: relocation failed with ENOSPC on a loop
+    /// device where the whole room would have been just enough.
     public func fits(size: UInt64) -> Bool {
         guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
         guard size > Self.reservedStart else { return false }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
         let step: UInt64 = 16 << 20
-        var needed: UInt64 = 0, largest: UInt64 = 0
-        for group in blockGroups where moving.contains(group.start) {
-            needed += (group.used + step - 1) / step * step * copies(of: group)
-            largest = max(largest, group.used)
+        var needed: UInt64 = 0, moved: UInt64 = 0, rooms: UInt64 = 0
+        for kind in [Kind.data, .metadata, .system] {
+            let groups = blockGroups.filter { $0.kind == kind }
+            var toMove: UInt64 = 0
+            for group in groups where moving.contains(group.start) {
+                toMove += (group.used + step - 1) / step * step * copies(of: group)
+            }
+            let staying = groups.filter { !moving.contains($0.start) }
+            let room = staying.reduce(0) { $0 + ($1.length - $1.used) * copies(of: $1) } / 2
+            needed += toMove - min(toMove, room)
+            moved += toMove
+            rooms += room
         }
-        let holes = holes(below: size)
-        return needed + Self.relocationMargin <= holes.reduce(0, +) && largest <= (holes.max() ?? 0)
+        let unallocated = holes(below: size).reduce(0, +)
+        return needed <= unallocated && moved + Self.relocationMargin <= unallocated + rooms
     }
 
     /// Lengths of the unallocated runs between the reserved first MiB and `size`;

@@ -1,0 +1,120 @@
+import CarveCore
+import CarveLinux
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// What the validation harness uses to run `carve check` on real loop devices and
+/// then do what it claimed fits.
+enum CheckHarness {
+    /// `carve check` with the platform's real implementations, as the command runs it.
+    static func check(_ path: String, _ operation: CheckOperation, snapshots: any SnapshotBackend = BtrfsSnapshotBackend()) throws -> CheckReport {
+        Udevd.settle()
+        let environment = CheckEnvironment(
+            devices: LinuxDeviceSource(), tables: FdiskPartitionTableReader(), sizer: LinuxFilesystemSizer(),
+            mounts: ProcMountTable(), snapshots: snapshots
+        )
+        return try Check.run(device: path, operation: operation, in: environment)
+    }
+
+    /// Writes `count` files of `mebibytes` random MiB each under `directory`, named `prefix0`...
+    static func writeFiles(_ directory: String, count: Int, mebibytes: Int, prefix: String = "f") throws {
+        try Shell.check(["sh", "-c", """
+            i=0; while [ $i -lt \(count) ]; do head -c \(mebibytes)M /dev/urandom > '\(directory)/\(prefix)'$i; i=$((i+1)); done; sync
+            """])
+    }
+
+    /// Shrinks a mounted btrfs; true when the kernel did it.
+    static func btrfsResize(_ mountpoint: String, to bytes: UInt64) throws -> Bool {
+        try Shell.run(["btrfs", "filesystem", "resize", String(bytes), mountpoint]).status == 0
+    }
+
+    static func btrfsGrowBack(_ mountpoint: String) throws {
+        try Shell.check(["btrfs", "filesystem", "resize", "max", mountpoint])
+    }
+
+    /// The smallest size, stepping down from `start` by `step`, at which a shrink of
+    /// the mounted btrfs succeeds; the filesystem is grown back after every try.
+    static func btrfsFloor(_ mountpoint: String, from start: UInt64, step: UInt64 = 8 << 20) throws -> UInt64? {
+        var size = start, floor: UInt64?
+        while size > step, try btrfsResize(mountpoint, to: size) {
+            floor = size
+            try btrfsGrowBack(mountpoint)
+            size -= step
+        }
+        return floor
+    }
+
+    /// Sets partition `number` of the image to `sectors` with sfdisk, then tells the kernel.
+    static func resizePartition(_ disk: LoopDisk, number: Int, sectors: UInt64) throws {
+        try Shell.check(["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "-N", String(number), disk.image], input: ",\(sectors)\n")
+        try Shell.check(["partx", "-u", "-n", String(number), disk.device])
+    }
+
+    /// Adds a partition at exactly `range` with sfdisk, then tells the kernel.
+    static func appendPartition(_ disk: LoopDisk, _ range: SectorRange) throws {
+        try Shell.check(
+            ["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "--append", disk.image],
+            input: "start=\(range.start), size=\(range.sectors), type=L\n"
+        )
+        try? Shell.run(["partx", "-d", disk.device])
+        try Shell.check(["partx", "-a", disk.device])
+    }
+
+    /// Start and size in sectors of every partition of the image, from `sfdisk -J`.
+    static func sfdiskPartitions(_ image: String) throws -> [(start: UInt64, size: UInt64)] {
+        let json = try Shell.check(["sfdisk", "-J", image])
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let table = object?["partitiontable"] as? [String: Any]
+        return (table?["partitions"] as? [[String: Any]] ?? []).map {
+            (($0["start"] as? NSNumber)?.uint64Value ?? 0, ($0["size"] as? NSNumber)?.uint64Value ?? 0)
+        }
+    }
+
+    /// Appends a line to the calibration record that Scripts/test prints and the report quotes.
+    static func record(_ line: String) {
+        print("check-calibration: \(line)")
+        let path = "/tmp/carve-check-calibration.txt"
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(Data((line + "\n").utf8))
+            try? handle.close()
+        }
+    }
+}
+
+/// Snapshots as `btrfs subvolume list -s` and `btrfs qgroup show --raw` report them: the
+/// reference tools' view, so the planner's snapshot advice is tested on real sizes.
+struct ReferenceSnapshotBackend: SnapshotBackend {
+    let mountpoint: String
+    let device: String
+
+    func mountedFilesystems() throws -> [BtrfsFilesystem] { [try filesystem(containing: mountpoint)] }
+
+    func filesystem(containing path: String) throws -> BtrfsFilesystem {
+        BtrfsFilesystem(uuid: "", devices: [device], mounts: [BtrfsMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
+    }
+
+    func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+        var exclusive: [UInt64: UInt64] = [:]
+        for line in try Shell.check(["btrfs", "qgroup", "show", "--raw", mountpoint]).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 3, fields[0].hasPrefix("0/"), let id = UInt64(fields[0].dropFirst(2)),
+                  let excl = UInt64(fields[2]) else { continue }
+            exclusive[id] = excl
+        }
+        let list = try Shell.check(["btrfs", "subvolume", "list", "-s", mountpoint])
+        let snapshots = list.split(separator: "\n").compactMap { line -> Subvolume? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard let idIndex = fields.firstIndex(of: "ID"), let id = UInt64(fields[idIndex + 1]),
+                  let pathIndex = fields.firstIndex(of: "path") else { return nil }
+            let path = fields[(pathIndex + 1)...].joined(separator: " ")
+            return Subvolume(
+                id: id, path: path, mountedPath: mountpoint + "/" + path, uuid: "snapshot-\(id)", parentUUID: "source",
+                created: Date(timeIntervalSince1970: TimeInterval(id)), exclusive: exclusive[id]
+            )
+        }
+        return SubvolumeListing(filesystem: filesystem, subvolumes: snapshots, sizes: exclusive.isEmpty ? .none : .quota)
+    }
+}

@@ -1,0 +1,112 @@
+import CarveCore
+import CarveLinux
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// The validation harness: carve's verdicts on real loop devices, each `fits`
+/// confirmed by actually shrinking the filesystem and then the partition on the test
+/// image, each `does not fit` checked for a real blocker. The distance between carve's
+/// minimum and the smallest size that worked is recorded in /tmp/carve-check-calibration.txt.
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct CheckValidationTests {
+    static let mebibyte: UInt64 = 1 << 20
+    static let gptOnePartition = "label: gpt\nsize=1000MiB, type=L\n"
+
+    /// btrfs with half its files deleted: chunks left part empty.
+    @Test func btrfsShrinkAroundTheMinimumHoldsInPractice() throws {
+        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
+            let mountpoint = try disk.mount(part)
+            try CheckHarness.writeFiles(mountpoint, count: 40, mebibytes: 10)
+            try Shell.check(["sh", "-c", "rm \(mountpoint)/f*[13579] && sync"])
+            try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
+            try confirmBtrfsBoundary(disk: disk, part: part, mountpoint: mountpoint, scenario: "btrfs, half deleted")
+        }
+    }
+
+    /// btrfs written full and compact: every chunk used.
+    @Test func btrfsCompactShrinkAroundTheMinimumHoldsInPractice() throws {
+        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
+            let mountpoint = try disk.mount(part)
+            try CheckHarness.writeFiles(mountpoint, count: 1, mebibytes: 300)
+            try CheckHarness.writeFiles(mountpoint, count: 20, mebibytes: 4, prefix: "small")
+            try confirmBtrfsBoundary(disk: disk, part: part, mountpoint: mountpoint, scenario: "btrfs, compact")
+        }
+    }
+
+    /// Checks above, at and below carve's minimum; shrinks at the minimum and steps down
+    /// to find what really works; then shrinks filesystem and partition for good.
+    func confirmBtrfsBoundary(disk: LoopDisk, part: String, mountpoint: String, scenario: String) throws {
+        let report = try CheckHarness.check(part, .shrinkTo(900 * Self.mebibyte))
+        let minimum = try #require(report.minimumSize, "carve gave no minimum: \(report.notes)")
+        let size = try #require(report.currentSize)
+
+        let above = try CheckHarness.check(part, .shrinkTo(minimum + 64 * Self.mebibyte))
+        #expect(above.verdict == .fits, "\(above.blockers)")
+        let below = try CheckHarness.check(part, .shrinkTo(minimum - 16 * Self.mebibyte))
+        #expect(below.verdict == .doesNotFit)
+        #expect(below.blockers.contains { $0.kind == .belowMinimum })
+        let at = try CheckHarness.check(part, .shrinkTo(minimum))
+        #expect(at.verdict == .fits, "\(at.blockers)")
+
+        // Every `fits` must hold: the kernel shrinks at carve's minimum.
+        let shrunk = try CheckHarness.btrfsResize(mountpoint, to: minimum)
+        #expect(shrunk, "carve said \(minimum) fits but btrfs refused it")
+        if shrunk {
+            try CheckHarness.btrfsGrowBack(mountpoint)
+            let realFloor = try CheckHarness.btrfsFloor(mountpoint, from: minimum, step: 4 * Self.mebibyte) ?? minimum
+            let gap = Double(minimum - realFloor) / Double(size) * 100
+            CheckHarness.record("\(scenario): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
+                + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", gap))% of the \(size / Self.mebibyte) MiB filesystem")
+        }
+
+        // Shrink for good at the (re-checked) minimum, then the partition, then verify the filesystem.
+        let rechecked = try #require(try CheckHarness.check(part, .shrinkTo(size - Self.mebibyte)).minimumSize)
+        let final = try CheckHarness.check(part, .shrinkTo(rechecked))
+        #expect(final.verdict == .fits)
+        let planned = try #require(final.shrunkPartition)
+        #expect(try CheckHarness.btrfsResize(mountpoint, to: final.targetSize))
+        try CheckHarness.resizePartition(disk, number: 1, sectors: planned.range.sectors)
+        #expect(try CheckHarness.sfdiskPartitions(disk.image).first?.size == planned.range.sectors)
+        try disk.unmount(mountpoint)
+        let verify = try Shell.run(["btrfs", "check", "--readonly", part])
+        #expect(verify.status == 0, "btrfs check after the shrink: \(verify.stderr)")
+    }
+
+    /// ext4 unmounted: resize2fs -P's figure, confirmed by resize2fs and sfdisk.
+    @Test func ext4ShrinkAtTheMinimumHoldsInPractice() throws {
+        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.ext4", "-q", "-F", part])
+            let mountpoint = try disk.mount(part)
+            try CheckHarness.writeFiles(mountpoint, count: 30, mebibytes: 10)
+            try Shell.check(["sh", "-c", "rm \(mountpoint)/f*[02468] && sync"])
+            try disk.unmount(mountpoint)
+
+            let report = try CheckHarness.check(part, .shrinkBy(100 * Self.mebibyte))
+            let minimum = try #require(report.minimumSize, "\(report.notes)")
+            #expect(report.verdict == .fits)
+            let below = try CheckHarness.check(part, .shrinkTo(minimum - 8 * Self.mebibyte))
+            #expect(below.blockers.contains { $0.kind == .belowMinimum })
+            let at = try CheckHarness.check(part, .shrinkTo(minimum))
+            #expect(at.verdict == .fits, "\(at.blockers)")
+
+            try Shell.check(["e2fsck", "-f", "-y", part])
+            var realFloor = minimum
+            while try Shell.run(["resize2fs", part, "\((realFloor - 4 * Self.mebibyte) / 1024)K"]).status == 0 {
+                realFloor -= 4 * Self.mebibyte
+                try Shell.check(["resize2fs", part])
+            }
+            CheckHarness.record("ext4: carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked \(realFloor / Self.mebibyte) MiB")
+            let resize = try Shell.run(["resize2fs", part, "\(minimum / 1024)K"])
+            #expect(resize.status == 0, "resize2fs refused carve's minimum: \(resize.stderr)")
+            try CheckHarness.resizePartition(disk, number: 1, sectors: try #require(at.shrunkPartition).range.sectors)
+            let verify = try Shell.run(["e2fsck", "-f", "-n", part])
+            #expect(verify.status == 0, "e2fsck after the shrink: \(verify.stdout)")
+        }
+    }
+}
