@@ -48,7 +48,7 @@ struct DeletionReportView {
     func summaryText() -> String {
         if plan.toDelete.isEmpty {
             return plan.protected.isEmpty ? "no snapshots matched"
-                : "nothing deleted: all \(count(plan.protected.count)) selected are protected"
+                : "nothing deleted: \(plan.protected.count) selected \(plan.protected.count == 1 ? "snapshot is" : "snapshots are") protected"
         }
         if dryRun { return "dry run: would delete \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)); nothing deleted" }
         guard let report else { return "nothing deleted" }
@@ -87,7 +87,14 @@ struct DeletionReportView {
 
     /// The object `snapshots list --json` prints for the same snapshot.
     static func snapshotJSON(_ snapshot: PlannedSnapshot) -> JSONValue {
-        let listing = SubvolumeListing(filesystem: snapshot.filesystem, subvolumes: [snapshot.subvolume], sizes: .none)
+        var subvolumes = [snapshot.subvolume]
+        // The row shows the source by its mounted path, which it looks up in the listing.
+        if let id = snapshot.subvolume.sourceID, let path = snapshot.subvolume.sourcePath {
+            subvolumes.append(Subvolume(
+                id: id, path: path, mountedPath: snapshot.filesystem.mountedPath(ofTopLevelPath: path), uuid: "",
+                created: snapshot.subvolume.created, isSnapshot: false))
+        }
+        let listing = SubvolumeListing(filesystem: snapshot.filesystem, subvolumes: subvolumes, sizes: .none)
         return SnapshotColumns.snapshotJSON(SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
     }
 

@@ -22,8 +22,20 @@ public struct DeleteRequest: Sendable {
 
     var usesSelection: Bool { selection.hasCriteria || selection.all }
 
+    /// Where to look: `--filesystem`; else, when only paths name snapshots, their
+    /// filesystems; else every mounted btrfs filesystem.
+    var scopePaths: [String] {
+        guard filesystems.isEmpty, ids.isEmpty, !usesSelection else { return filesystems }
+        var paths: [String] = []
+        for name in names {
+            guard case .path(let path) = name else { return [] }
+            paths.append(path)
+        }
+        return paths
+    }
+
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        let listings = try Scope.listings(filesystems, backend: backend)
+        let listings = try Scope.listings(scopePaths, backend: backend)
         let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty)
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
@@ -80,7 +92,16 @@ enum Scope {
     static func listings(_ paths: [String], backend: any SnapshotBackend) throws -> [SubvolumeListing] {
         var filesystems: [BtrfsFilesystem] = []
         if paths.isEmpty {
-            filesystems = try backend.mountedFilesystems()
+            // Every mounted one: a filesystem unmounted meanwhile is left out with a warning.
+            return try backend.mountedFilesystems().compactMap { filesystem in
+                do {
+                    return try backend.subvolumes(of: filesystem, sizes: .quota)
+                } catch {
+                    var listing = SubvolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
+                    listing.warnings = ["cannot list snapshots on \(filesystem.mountpoint): \(error)"]
+                    return listing
+                }
+            }
         } else {
             for path in paths {
                 let filesystem: BtrfsFilesystem
@@ -98,7 +119,7 @@ enum Scope {
     /// Size notes and warnings of the filesystems that have selected snapshots.
     static func notes(_ listings: [SubvolumeListing], for selected: [PlannedSnapshot]) -> [String] {
         let touched = Set(selected.map(\.filesystem.uuid))
-        return listings.filter { touched.contains($0.filesystem.uuid) }.flatMap { listing in
+        return listings.filter { touched.contains($0.filesystem.uuid) || $0.subvolumes.isEmpty }.flatMap { listing in
             listing.warnings.map { "warning: \($0)" } + (listing.sizeNote.map { [$0] } ?? [])
         }
     }

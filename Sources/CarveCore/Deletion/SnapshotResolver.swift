@@ -53,7 +53,9 @@ public struct SnapshotResolver: Sendable {
             let scope = listings.map(\.filesystem.mountpoint).joined(separator: ", ")
             throw UsageError("\(path) is on another filesystem (\(filesystem.mountpoint)) than --filesystem \(scope)")
         }
-        guard let subvolume = listing.subvolumes.first(where: { $0.mountedPath == resolved }) else {
+        let subvolume = listing.subvolumes.first { $0.mountedPath == resolved }
+            ?? listing.subvolumes.first { Self.paths(of: $0, through: listing.filesystem).contains(resolved) }
+        guard let subvolume else {
             throw UsageError("\(path) is not a snapshot: no subvolume starts there")
         }
         return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
@@ -74,11 +76,28 @@ public struct SnapshotResolver: Sendable {
         guard configKnown else {
             throw UsageError("\(config):\(Self.text(numbers)): no snapper config '\(config)' with snapshots on \(scopeText)")
         }
+        if numbers == 0...0 {
+            throw UsageError("\(config):0 is snapper's current system, not a snapshot: it is never deleted")
+        }
         // A single number must exist; a range deletes what exists inside it, as snapper does.
         guard !found.isEmpty || numbers.count > 1 else {
             throw UsageError("\(config):\(numbers.lowerBound): snapper config '\(config)' has no snapshot \(numbers.lowerBound)")
         }
         return found
+    }
+
+    /// Every path through which a mount of the filesystem reaches the subvolume: a
+    /// snapshot also mounted with `-o subvol=` is still named by its path in the tree.
+    static func paths(of subvolume: Subvolume, through filesystem: BtrfsFilesystem) -> [String] {
+        let path = subvolume.path.split(separator: "/").joined(separator: "/")
+        return filesystem.mounts.compactMap { mount in
+            let root = mount.subvolumePath.split(separator: "/").joined(separator: "/")
+            let base = mount.mountpoint == "/" ? "" : mount.mountpoint
+            if root.isEmpty { return base + "/" + path }
+            if path == root { return mount.mountpoint }
+            if path.hasPrefix(root + "/") { return base + "/" + path.dropFirst(root.count + 1) }
+            return nil
+        }
     }
 
     private func btrfs(containing path: String, named name: String) throws -> BtrfsFilesystem {

@@ -1,0 +1,93 @@
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// A loop-backed btrfs for the deletion tests: a source subvolume `data`, snapshots
+/// under `snaps/`, the built carve run against it with its own lock file, and
+/// btrfs-progs to check what is left.
+final class DeletionDisk {
+    let disk: LoopDisk
+    let mountpoint: String
+    let lockFile: String
+
+    init(size: String = "1G", quotas: Bool = false) throws {
+        disk = try LoopDisk(size: size)
+        do {
+            try Shell.check(["mkfs.btrfs", "-q", "-f", disk.device])
+            mountpoint = try disk.mount(disk.device, name: "mnt")
+            lockFile = disk.directory + "/carve.lock"
+            try Shell.check(["btrfs", "subvolume", "create", mountpoint + "/data"])
+            try FileManager.default.createDirectory(atPath: mountpoint + "/snaps", withIntermediateDirectories: true)
+            if quotas { try Shell.check(["btrfs", "quota", "enable", mountpoint]) }
+        } catch {
+            disk.cleanup()
+            throw error
+        }
+    }
+
+    func cleanup() { disk.cleanup() }
+
+    /// Writes `mebibytes` of fresh random data into the source, then snapshots it read-only.
+    /// With `exclusive`, the file is removed from the source afterwards, so the
+    /// snapshot alone holds it.
+    func snapshot(_ name: String, mebibytes: Int = 0, exclusive: Bool = false, of source: String = "data") throws {
+        let file = "\(mountpoint)/\(source)/\(name).bin"
+        if mebibytes > 0 {
+            try Shell.check(["dd", "if=/dev/urandom", "of=\(file)", "bs=1M", "count=\(mebibytes)", "status=none"])
+        }
+        try Shell.check(["btrfs", "subvolume", "snapshot", "-r", "\(mountpoint)/\(source)", "\(mountpoint)/snaps/\(name)"])
+        if exclusive && mebibytes > 0 { try FileManager.default.removeItem(atPath: file) }
+    }
+
+    /// Runs the built carve with this disk's lock file.
+    @discardableResult
+    func carve(_ arguments: [String]) throws -> Shell.Result {
+        try Shell.run([CarveBinary.path] + arguments, environment: ["CARVE_LOCK_FILE": lockFile])
+    }
+
+    /// A carve process started in the background, for lock and kill tests.
+    func startCarve(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CarveBinary.path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Subvolume paths as `btrfs subvolume list` shows them (the reference), sorted.
+    func subvolumes() throws -> [String] {
+        try Shell.check(["btrfs", "subvolume", "list", mountpoint]).split(separator: "\n").compactMap { line in
+            line.range(of: " path ").map { String(line[$0.upperBound...]) }
+        }.sorted()
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    func waitFor(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    static func json(_ result: Shell.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+    }
+
+    static func ids(_ objects: Any?) -> [Int] {
+        ((objects as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int }
+    }
+}
+
+/// Runs `body` with a fresh deletion disk, cleaned up however `body` ends.
+func withDeletionDisk(size: String = "1G", quotas: Bool = false, _ body: (DeletionDisk) throws -> Void) throws {
+    let disk = try DeletionDisk(size: size, quotas: quotas)
+    defer { disk.cleanup() }
+    try body(disk)
+}

@@ -1,0 +1,140 @@
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// `carve snapshots delete` on real loop-backed btrfs, checked with btrfs-progs.
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct SnapshotsDeleteIntegrationTests {
+    @Test func bulkDeleteByEachSelectionOption() throws {
+        try withDeletionDisk { disk in
+            let mnt = disk.mountpoint
+            try Shell.check(["btrfs", "subvolume", "create", mnt + "/other"])
+            for name in ["old.1", "old.2"] { try disk.snapshot(name) }
+            sleep(3)
+            let boundary = ISO8601DateFormatter().string(from: Date())
+            sleep(2)
+            for name in ["new.1", "new.2", "new.3"] { try disk.snapshot(name) }
+            try disk.snapshot("other.1", of: "other")
+            func delete(_ options: [String]) throws -> [String] {
+                let result = try disk.carve(["snapshots", "delete", "--filesystem", mnt] + options + ["--yes", "--json"])
+                #expect(result.status == 0, "\(options): \(result.stderr)")
+                return try disk.subvolumes()
+            }
+            #expect(try delete(["--match", "new.3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2", "snaps/other.1"])
+            #expect(try delete(["--source", mnt + "/other"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2"])
+            #expect(try delete(["--before", boundary, "--keep-last", "3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2"])
+            #expect(try delete(["--older-than", "4s", "--manager", "plain"]) == ["data", "other", "snaps/new.1", "snaps/new.2"])
+            #expect(try delete(["--after", boundary, "--keep-last", "1"]) == ["data", "other", "snaps/new.2"])
+            // The plain subvolumes survive --all: they are not snapshots.
+            #expect(try delete(["--all"]) == ["data", "other"])
+            #expect(try disk.carve(["snapshots", "delete", "--filesystem", mnt, "--all", "--yes"]).stdout == "no snapshots matched\n")
+        }
+    }
+
+    @Test func aMountedSnapshotIsRefusedWithItsReasonWhileTheOthersGo() throws {
+        try withDeletionDisk { disk in
+            for name in ["s1", "s2", "s3"] { try disk.snapshot(name) }
+            let elsewhere = try disk.disk.mount(disk.disk.device, options: "subvol=snaps/s2", name: "elsewhere")
+            let named = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/s2", disk.mountpoint + "/snaps/s3", "--yes"])
+            #expect(named.status == 4, "\(named.stderr)")
+            #expect(named.stderr.contains("subvolume is mounted at \(elsewhere) (EBUSY)"))
+            #expect(try disk.subvolumes() == ["data", "snaps/s1", "snaps/s2"])
+            let all = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"])
+            #expect(all.status == 0, "\(all.stderr)")
+            let json = try DeletionDisk.json(all)
+            #expect((json["protected"] as? [[String: Any]])?.first?["reason"] as? String == "subvolume is mounted at \(elsewhere) (EBUSY)")
+            #expect(try disk.subvolumes() == ["data", "snaps/s2"])
+            #expect(FileManager.default.fileExists(atPath: elsewhere + "/"))
+        }
+    }
+
+    @Test func nestedSubvolumesNeedRecursive() throws {
+        try withDeletionDisk { disk in
+            try Shell.check(["btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw"])
+            try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/snaps/rw/inner"])
+            let refused = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/rw", "--yes"])
+            #expect(refused.status == 1)
+            #expect(refused.stdout.contains("it has nested subvolumes (use --recursive"))
+            let done = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/rw", "--yes", "--recursive"])
+            #expect(done.status == 0, "\(done.stderr)")
+            #expect(try disk.subvolumes() == ["data"])
+        }
+    }
+
+    @Test func badInputDeletesNothing() throws {
+        try withDeletionDisk { disk in
+            try disk.snapshot("s1")
+            let cases: [[String]] = [
+                ["snapshots", "delete", disk.mountpoint + "/snaps/missing", "--yes"],
+                ["snapshots", "delete", disk.mountpoint + "/data", "--filesystem", "/tmp", "--yes"],
+                ["snapshots", "delete", "/proc", "--yes"],
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--id", "9999", "--yes"],
+                ["snapshots", "delete", "nosuchconfig:3", "--filesystem", disk.mountpoint, "--yes"],
+                ["snapshots", "delete", "root:17-3", "--yes"],
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--yes"],
+                ["snapshots", "thin", disk.mountpoint, "--free", "0", "--yes"],
+                ["snapshots", "thin", disk.mountpoint, "--free", "10XB", "--yes"],
+            ]
+            for arguments in cases {
+                let result = try disk.carve(arguments)
+                #expect(result.status == 64, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+            }
+            #expect(try disk.subvolumes() == ["data", "snaps/s1"])
+        }
+    }
+
+    @Test func twoConcurrentDeletesOneGets75() throws {
+        try withDeletionDisk(quotas: true) { disk in
+            // With quotas on each deletion costs a commit's worth of accounting: the first run lasts.
+            for index in 1...60 { try disk.snapshot("s\(index)", mebibytes: index % 4 == 0 ? 1 : 0) }
+            let first = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait"])
+            defer { if first.isRunning { first.terminate() }; first.waitUntilExit() }
+            let holder = "\(first.processIdentifier)"
+            #expect(disk.waitFor(10) {
+                (try? String(contentsOfFile: disk.lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == holder
+            })
+            let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
+            #expect(first.isRunning, "the first run ended before the second started: the test proves nothing")
+            #expect(second.status == 75, "\(second.stderr)")
+            #expect(second.stderr.contains("pid \(holder)"))
+            first.waitUntilExit()
+            #expect(first.terminationStatus == 0)
+            #expect(try disk.subvolumes() == ["data"])
+        }
+    }
+
+    @Test func aRunKilledHalfWayIsCompletedByTheNextRun() throws {
+        try withDeletionDisk(quotas: true) { disk in
+            for index in 1...80 { try disk.snapshot("s\(index)", mebibytes: index % 4 == 0 ? 1 : 0) }
+            let run = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
+            let started = disk.waitFor(20) { ((try? disk.subvolumes().count) ?? 81) < 75 }
+            kill(run.processIdentifier, SIGKILL)
+            run.waitUntilExit()
+            #expect(started)
+            let left = try disk.subvolumes().count
+            #expect(left > 1, "the run finished before it was killed")
+            let again = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(DeletionDisk.ids(try DeletionDisk.json(again)["deleted"]).count == left - 1)
+            #expect(try disk.subvolumes() == ["data"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk.mountpoint + "/snaps").isEmpty)
+        }
+    }
+
+    @Test func waitMeasuresWhatTheEstimateSaid() throws {
+        try withDeletionDisk(size: "2G", quotas: true) { disk in
+            for index in 1...6 { try disk.snapshot("s\(index)", mebibytes: 16 + index, exclusive: true) }
+            try Shell.check(["sync"])
+            try Shell.check(["btrfs", "quota", "rescan", "-w", disk.mountpoint])
+            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try DeletionDisk.json(result)
+            let estimated = try #require(json["estimated_reclaim"] as? Int)
+            let measured = try #require(json["measured_reclaim"] as? Int)
+            #expect(estimated >= (16 + 1 + 16 + 6) * 3 << 20, "each snapshot holds its own file")
+            let tolerance = estimated / 20 + 4 << 20
+            #expect(abs(estimated - measured) <= tolerance, "estimated \(estimated), measured \(measured)")
+        }
+    }
+}
