@@ -12,11 +12,14 @@ final class SubvolumeIterator {
     private var iterator: OpaquePointer?
     private var finished = false
     private let context: String
+    /// The iterator reads through this descriptor on every `next`: it must outlive the iterator.
+    private let directory: DirectoryHandle
 
     /// Subvolumes below `top` (5: every subvolume; 0: below the subvolume of `directory`,
     /// the unprivileged mode that skips what the caller cannot read).
     init(_ directory: DirectoryHandle, top: UInt64) throws {
         context = "cannot list the subvolumes of \(directory.path)"
+        self.directory = directory
         try BtrfsUtilCall.check(
             btrfs_util_create_subvolume_iterator_fd(directory.fd, top, 0, &iterator), context,
             "btrfs_util_create_subvolume_iterator_fd")
