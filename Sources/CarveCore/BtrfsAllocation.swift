@@ -49,10 +49,15 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     static let mebibyte: UInt64 = 1 << 20
     /// btrfs never allocates the first MiB of a device.
     static let reservedStart: UInt64 = mebibyte
+    /// The kernel refuses to resize a btrfs device below 256 MiB (EINVAL).
+    public static let smallestDevice: UInt64 = 256 << 20
     /// Room kept free when anything must move: a new system chunk (32 MiB at most) and
     /// metadata rewritten by the relocation itself. Calibrated with the validation
     /// harness in Tests/CarveLinuxTests/CheckValidationTests.swift.
     public static let relocationMargin: UInt64 = 64 << 20
+
+    /// The margin plus the global reserve, which the kernel keeps for itself.
+    var margin: UInt64 { Self.relocationMargin + globalReserve }
 
     /// Bytes of this device held by chunks.
     public var allocated: UInt64 { extents.reduce(0) { $0 + $1.length } }
@@ -71,6 +76,7 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     /// Only half the room inside groups counts: relocation failed with ENOSPC on a loop
     /// device where the whole room would have been just enough.
     public func fits(size: UInt64) -> Bool {
+        guard size >= Self.smallestDevice else { return false }
         guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
         guard size > Self.reservedStart else { return false }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
@@ -89,7 +95,7 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
             rooms += room
         }
         let unallocated = holes(below: size).reduce(0, +)
-        return needed <= unallocated && moved + Self.relocationMargin <= unallocated + rooms
+        return needed <= unallocated && moved + margin <= unallocated + rooms
     }
 
     /// Lengths of the unallocated runs between the reserved first MiB and `size`;
@@ -117,37 +123,31 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         return low * Self.mebibyte
     }
 
-    /// The size of a chunk a balance writes: the largest of that kind now, else the
-    /// kernel's regular policy (a tenth of the device rounded up to 16 MiB, at most
-    /// 1 GiB for data and 256 MiB otherwise).
-    func chunkSize(_ kind: Kind) -> UInt64 {
-        if let largest = blockGroups.filter({ $0.kind == kind }).map(\.length).max() { return largest }
+    /// The size of the data chunks a balance writes: the kernel's regular policy (a
+    /// tenth of the device rounded up to 16 MiB, at most 1 GiB), or the largest data
+    /// chunk now when that is bigger.
+    var dataChunkSize: UInt64 {
         let step: UInt64 = 16 << 20
-        let tenth = (deviceSize / 10 + step - 1) / step * step
-        return min(kind == .data ? 1 << 30 : 256 << 20, max(step, tenth))
+        let policy = min(1 << 30, max(step, (deviceSize / 10 + step - 1) / step * step))
+        return max(policy, blockGroups.filter { $0.kind == .data }.map(\.length).max() ?? 0)
     }
 
-    /// Device bytes per logical byte for a kind, from its existing groups (DUP metadata: 2).
-    func copies(_ kind: Kind) -> UInt64 {
-        blockGroups.filter { $0.kind == kind }.map(copies(of:)).max() ?? (kind == .data ? 1 : 2)
+    /// Device bytes the groups of `kind` hold now.
+    func deviceBytes(_ kind: Kind) -> UInt64 {
+        blockGroups.filter { $0.kind == kind }.reduce(0) { $0 + $1.length * copies(of: $1) }
     }
 
-    /// The minimum once a balance has packed every kind into as few chunks as its
-    /// used bytes need, less `freedData` bytes of data (deleted snapshots), plus the margin.
+    /// The minimum once `btrfs balance start -dusage=100` has packed the data, less
+    /// `freedData` bytes (deleted snapshots), into as few whole data chunks as it needs;
+    /// metadata and system chunks as they are now (that balance leaves them), the
+    /// reserved first MiB and the margin.
     public func minimumAfterBalance(freeingData freedData: UInt64 = 0) -> UInt64 {
-        var total = Self.reservedStart + Self.relocationMargin
-        for kind in [Kind.data, .metadata, .system] {
-            var used = used(kind)
-            if kind == .data { used -= min(used, freedData) }
-            if kind == .metadata { used += globalReserve }
-            let chunks = max(1, (used + chunkSize(kind) - 1) / chunkSize(kind))
-            // System chunks are never balanced smaller than they are.
-            let bytes = kind == .system
-                ? blockGroups.filter { $0.kind == .system }.reduce(0) { $0 + $1.length * copies(of: $1) }
-                : chunks * chunkSize(kind) * copies(kind)
-            total += bytes
-        }
-        return (total + Self.mebibyte - 1) / Self.mebibyte * Self.mebibyte
+        let data = used(.data) - min(used(.data), freedData)
+        let chunks = max(1, (data + dataChunkSize - 1) / dataChunkSize)
+        let dataCopies = blockGroups.filter { $0.kind == .data }.map(copies(of:)).max() ?? 1
+        let total = Self.reservedStart + margin + chunks * dataChunkSize * dataCopies
+            + deviceBytes(.metadata) + deviceBytes(.system)
+        return max(Self.smallestDevice, (total + Self.mebibyte - 1) / Self.mebibyte * Self.mebibyte)
     }
 
     /// Data bytes in use.

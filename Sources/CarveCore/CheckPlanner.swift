@@ -97,9 +97,10 @@ public enum CheckPlanner {
         }
     }
 
-    /// The balance that repacks part-empty data and metadata chunks.
+    /// The balance that repacks part-empty data chunks (metadata is left alone: a
+    /// metadata balance can allocate larger chunks than it frees).
     static func balanceCommand(_ mountpoint: String) -> String {
-        "btrfs balance start -dusage=100 -musage=100 \(shellQuoted(mountpoint))"
+        "btrfs balance start -dusage=100 \(shellQuoted(mountpoint))"
     }
 
     /// Quotes `text` for a POSIX shell when it holds anything but safe characters.

@@ -48,17 +48,31 @@ enum CheckHarness {
     /// Sets partition `number` of the image to `sectors` with sfdisk, then tells the kernel.
     static func resizePartition(_ disk: LoopDisk, number: Int, sectors: UInt64) throws {
         try Shell.check(["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "-N", String(number), disk.image], input: ",\(sectors)\n")
+        try dropCachedTable(disk)
         try Shell.check(["partx", "-u", "-n", String(number), disk.device])
+        let kernelSectors = try Shell.check(["blockdev", "--getsz", disk.partition(number)]).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard kernelSectors == String(sectors) else {
+            throw RuntimeError("\(disk.partition(number)): the kernel sees \(kernelSectors) sectors, not \(sectors)")
+        }
     }
 
-    /// Adds a partition at exactly `range` with sfdisk, then tells the kernel.
-    static func appendPartition(_ disk: LoopDisk, _ range: SectorRange) throws {
+    /// Adds partition `number` at exactly `range` with sfdisk, then tells the kernel
+    /// about that one only (the others may be mounted).
+    static func appendPartition(_ disk: LoopDisk, number: Int, _ range: SectorRange) throws {
         try Shell.check(
             ["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "--append", disk.image],
             input: "start=\(range.start), size=\(range.sectors), type=L\n"
         )
-        try? Shell.run(["partx", "-d", disk.device])
-        try Shell.check(["partx", "-a", disk.device])
+        try dropCachedTable(disk)
+        try Shell.check(["partx", "-a", "-n", String(number), disk.device])
+        Udevd.settle()
+        for _ in 0..<50 where !FileManager.default.fileExists(atPath: disk.partition(number)) { usleep(100_000) }
+    }
+
+    /// sfdisk wrote the image file; the loop device's buffer cache still holds the old
+    /// table, which partx would read.
+    static func dropCachedTable(_ disk: LoopDisk) throws {
+        try Shell.check(["blockdev", "--flushbufs", disk.device])
     }
 
     /// Start and size in sectors of every partition of the image, from `sfdisk -J`.

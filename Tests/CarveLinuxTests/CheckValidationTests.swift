@@ -109,4 +109,111 @@ struct CheckValidationTests {
             #expect(verify.status == 0, "e2fsck after the shrink: \(verify.stdout)")
         }
     }
+
+    /// The seed's story: a new partition does not fit because snapshots pin deleted
+    /// data; the named remedy frees it; then it fits, and the shrink and the new
+    /// partition are made on the test image without error.
+    @Test func snapshotsPinningDeletedDataBlockANewPartitionUntilRemoved() throws {
+        try withLoopDisk(size: "1600M", sfdisk: "label: gpt\n,,L\n") { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
+            let mountpoint = try disk.mount(part)
+            try Shell.check(["btrfs", "quota", "enable", mountpoint])
+            try CheckHarness.writeFiles(mountpoint, count: 45, mebibytes: 10, prefix: "old")
+            try Shell.check(["btrfs", "subvolume", "snapshot", "-r", mountpoint, mountpoint + "/snap-1"])
+            try Shell.check(["sh", "-c", "rm \(mountpoint)/old* && sync"])
+            try CheckHarness.writeFiles(mountpoint, count: 10, mebibytes: 10, prefix: "new")
+            try Shell.check(["btrfs", "subvolume", "snapshot", "-r", mountpoint, mountpoint + "/snap-2"])
+            try Shell.check(["btrfs", "quota", "rescan", "-w", mountpoint])
+            let snapshots = ReferenceSnapshotBackend(mountpoint: mountpoint, device: part)
+
+            let size = try #require(try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: snapshots).currentSize)
+            let probe = try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: snapshots)
+            let minimum = try #require(probe.minimumSize), without = try #require(probe.minimumSizeWithoutSnapshots)
+            #expect(without < minimum)
+            // A new partition that leaves the btrfs partition between the two minima.
+            let keep = (minimum + without) / 2
+            let wanted = (size - keep) / Self.mebibyte * Self.mebibyte
+            let blocked = try CheckHarness.check(disk.device, .newPartition(wanted), snapshots: snapshots)
+            #expect(blocked.verdict == .doesNotFit)
+            let pinned = try #require(blocked.blockers.first { $0.kind == .snapshots }, "\(blocked.blockers) \(blocked.notes)")
+            #expect(pinned.detail.contains("snap-1") && !pinned.detail.contains("snap-2"))
+            #expect(blocked.remedies.contains { $0.command.hasPrefix("carve snapshots thin \(mountpoint) --free ") })
+
+            // The remedy: delete exactly the named snapshots, wait for the cleaner, repack.
+            let delete = try #require(blocked.remedies.first { $0.command.hasPrefix("carve snapshots delete --wait ") })
+            for path in delete.command.split(separator: " ").dropFirst(4) {
+                try Shell.check(["btrfs", "subvolume", "delete", "--commit-after", String(path)])
+            }
+            try Shell.check(["btrfs", "subvolume", "sync", mountpoint])
+            let balance = try #require(blocked.remedies.first { $0.command.hasPrefix("btrfs balance start") })
+            try Shell.check(["sh", "-c", balance.command])
+
+            let fits = try CheckHarness.check(disk.device, .newPartition(wanted), snapshots: snapshots)
+            #expect(fits.verdict == .fits, "\(fits.blockers) \(fits.notes)")
+            let shrunk = try #require(fits.shrunkPartition), new = try #require(fits.newPartition)
+            #expect(try CheckHarness.btrfsResize(mountpoint, to: shrunk.range.bytes), "btrfs refused the size carve said fits")
+            try CheckHarness.resizePartition(disk, number: 1, sectors: shrunk.range.sectors)
+            try CheckHarness.appendPartition(disk, number: 2, new)
+            let layout = try CheckHarness.sfdiskPartitions(disk.image)
+            #expect(layout.map(\.start) == [shrunk.range.start, new.start])
+            #expect(layout.map(\.size) == [shrunk.range.sectors, new.sectors])
+            try Shell.check(["mkfs.ext4", "-q", "-F", disk.partition(2)])
+            try disk.unmount(mountpoint)
+            let verify = try Shell.run(["btrfs", "check", "--readonly", part])
+            #expect(verify.status == 0, "btrfs check after the shrink: \(verify.stderr)")
+        }
+    }
+
+    @Test func aNewPartitionGoesIntoAFreeGapExactlyWhereCarveSays() throws {
+        try withLoopDisk(size: "600M", sfdisk: "label: gpt\nsize=200MiB, type=L\n") { disk in
+            let report = try CheckHarness.check(disk.device, .newPartition(300 * Self.mebibyte))
+            #expect(report.verdict == .fits)
+            let range = try #require(report.newPartition)
+            #expect(report.shrunkPartition == nil)
+            try CheckHarness.appendPartition(disk, number: 2, range)
+            #expect(try CheckHarness.sfdiskPartitions(disk.image).last.map { [$0.start, $0.size] } == [range.start, range.sectors])
+            #expect(range.start % 2048 == 0 && range.bytes == 300 * Self.mebibyte)
+            let tooBig = try CheckHarness.check(disk.device, .newPartition(500 * Self.mebibyte))
+            #expect(tooBig.verdict == .doesNotFit)
+        }
+    }
+
+    @Test func xfsCannotShrink() throws {
+        try withLoopDisk(size: "700M", sfdisk: "label: gpt\nsize=600MiB, type=L\n") { disk in
+            try Shell.check(["mkfs.xfs", "-q", "-f", disk.partition(1)])
+            let report = try CheckHarness.check(disk.partition(1), .shrinkBy(100 * Self.mebibyte))
+            #expect(report.filesystem == "xfs")
+            #expect(report.blockers.map(\.kind) == [.cannotShrink])
+        }
+    }
+
+    @Test func mountedExt4MustBeUnmounted() throws {
+        try withLoopDisk(size: "400M", sfdisk: "label: gpt\nsize=300MiB, type=L\n") { disk in
+            try Shell.check(["mkfs.ext4", "-q", "-F", disk.partition(1)])
+            let mountpoint = try disk.mount(disk.partition(1))
+            let report = try CheckHarness.check(disk.partition(1), .shrinkBy(100 * Self.mebibyte))
+            #expect(report.blockers.first?.kind == .mustUnmount)
+            #expect(report.remedies.map(\.command) == ["umount \(mountpoint)"])
+            try disk.unmount(mountpoint)
+            #expect(try CheckHarness.check(disk.partition(1), .shrinkBy(100 * Self.mebibyte)).verdict == .fits)
+        }
+    }
+
+    @Test func unmountedBtrfsMustBeMounted() throws {
+        try withLoopDisk(size: "400M", sfdisk: "label: gpt\nsize=300MiB, type=L\n") { disk in
+            try Shell.check(["mkfs.btrfs", "-q", "-f", disk.partition(1)])
+            let report = try CheckHarness.check(disk.partition(1), .shrinkBy(40 * Self.mebibyte))
+            #expect(report.blockers.map(\.kind) == [.mustMount, .minimumUnknown])
+            let mountpoint = try disk.mount(disk.partition(1))
+            let mounted = try CheckHarness.check(disk.partition(1), .shrinkBy(40 * Self.mebibyte))
+            #expect(mounted.verdict == .fits, "\(mounted.blockers)")
+            #expect(try CheckHarness.btrfsResize(mountpoint, to: mounted.targetSize))
+            // The kernel refuses any btrfs device below 256 MiB, however empty.
+            let tooSmall = try CheckHarness.check(disk.partition(1), .shrinkTo(250 * Self.mebibyte))
+            #expect(tooSmall.blockers.map(\.kind) == [.belowMinimum])
+            #expect(!(try CheckHarness.btrfsResize(mountpoint, to: 250 * Self.mebibyte)))
+        }
+    }
 }
+
