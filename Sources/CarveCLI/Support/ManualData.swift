@@ -3,26 +3,34 @@ import CarveCore
 
 /// What carve's man pages take from the code rather than from prose: every
 /// command and option (ArgumentParser's tool info), the exit-code table, the
-/// filesystem shrink table and the columns of `carve devices`.
+/// filesystem shrink table and the columns of the listings.
 /// Scripts/man renders pages from it, and the manual tests regenerate from it,
 /// so a page cannot silently drift from the code.
 public enum ManualData {
     /// One JSON document: `exitStatuses`, `shrinkRules`,
-    /// `deviceColumns`, `deviceDefaultColumns`, `toolInfo`.
+    /// `columns` (of `devices` and `snapshots list`), `toolInfo`.
     public static func json() -> String {
         let tables = JSONValue.object([
             ("exitStatuses", .array(ExitStatus.allCases.map(exitStatus))),
             ("shrinkRules", .array(ShrinkRule.table.map(shrinkRule))),
-            ("deviceColumns", .array(DeviceColumns.all.map { column(name: $0.name, key: $0.key, help: $0.help) })),
-            ("deviceDefaultColumns", .array(DeviceColumns.defaults.map(JSONValue.string))),
+            ("columns", .object([
+                ("devices", columns(DeviceColumns.all, defaults: DeviceColumns.defaults)),
+                ("snapshots", columns(SnapshotColumns.all, defaults: SnapshotColumns.defaults)),
+            ])),
         ]).rendered()
         // The tool info is already JSON; splice it in rather than re-model it.
         let toolInfo = CarveCommand._dumpHelp().trimmingTrailingNewline()
         return String(tables.dropLast()).trimmingTrailingNewline() + ",\n   \"toolInfo\": " + toolInfo + "\n}\n"
     }
 
-    private static func column(name: String, key: String, help: String) -> JSONValue {
-        .object([("name", .string(name)), ("key", .string(key)), ("help", .string(help))])
+    /// A listing's columns, as `--output` names them, with their JSON keys.
+    private static func columns<Row>(_ all: [Column<Row>], defaults: [String]) -> JSONValue {
+        .array(all.map { column in
+            .object([
+                ("name", .string(column.name)), ("key", .string(column.key)), ("help", .string(column.help)),
+                ("default", .bool(defaults.contains(column.name))),
+            ])
+        })
     }
 
     private static func shrinkRule(_ rule: ShrinkRule) -> JSONValue {
