@@ -16,22 +16,25 @@ public struct FdiskPartitionTableReader: PartitionTableReader {
 final class FdiskContext {
     private let context: OpaquePointer
     let path: String
+    /// fdisk_deassign_device asserts that a device is assigned.
+    private var assigned = false
 
     init(readOnly path: String) throws {
         self.path = path
         guard let context = fdisk_new_context() else {
             throw SystemCallError("cannot read the partition table of \(path)", call: "fdisk_new_context", errno: ENOMEM)
         }
+        // deinit runs even when this init throws below, and releases the context.
         self.context = context
         let status = fdisk_assign_device(context, path, 1)
-        if status < 0 {
-            fdisk_unref_context(context)
+        guard status >= 0 else {
             throw SystemCallError("cannot open \(path) to read its partition table", call: "fdisk_assign_device", errno: -status)
         }
+        assigned = true
     }
 
     deinit {
-        _ = fdisk_deassign_device(context, 1)
+        if assigned { _ = fdisk_deassign_device(context, 1) }
         fdisk_unref_context(context)
     }
 
@@ -62,7 +65,7 @@ final class FdiskContext {
             return PartitionEntry(
                 number: Int(fdisk_partition_get_partno(entry)) + 1,
                 start: UInt64(fdisk_partition_get_start(entry)), size: UInt64(fdisk_partition_get_size(entry)),
-                type: typeName(of: entry), name: fdisk_partition_get_name(entry).map { String(cString: $0) }
+                type: typeName(of: entry), name: name(of: entry)
             )
         }
     }
@@ -74,6 +77,12 @@ final class FdiskContext {
             let size = UInt64(fdisk_partition_get_size(entry))
             return size == 0 ? nil : FreeGap(start: UInt64(fdisk_partition_get_start(entry)), size: size)
         }
+    }
+
+    /// The GPT name; nil when empty, as sfdisk leaves it out.
+    private func name(of entry: OpaquePointer) -> String? {
+        guard let name = fdisk_partition_get_name(entry), name.pointee != 0 else { return nil }
+        return String(cString: name)
     }
 
     /// A GPT type GUID, or a DOS type code in hex as sfdisk prints it ("83").
