@@ -118,6 +118,57 @@ import CarveTestSupport
         }
     }
 
+    @Test func readmeExitTableIsExitStatus() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").compactMap { line -> (Int32, String)? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 2, let code = Int32(cells[0]) else { return nil }
+            return (code, cells[1])
+        }
+        #expect(rows.map(\.0) == ExitStatus.allCases.map(\.rawValue), "README's exit-code table has other codes than ExitStatus")
+        for (code, meaning) in rows {
+            #expect(ExitStatus(rawValue: code)?.meaning == meaning, "README says \(code) is `\(meaning)`")
+        }
+    }
+
+    /// Every `carve …` line in an EXAMPLES block parses: an example cannot keep
+    /// an option the code no longer has.
+    @Test func everyManPageExampleParses() throws {
+        var count = 0
+        for (page, text) in try Self.committedPages() {
+            for example in Self.exampleCommands(in: text) {
+                count += 1
+                do {
+                    _ = try CarveCommand.parseAsRoot(example)
+                } catch {
+                    Issue.record("man/\(page): `carve \(example.joined(separator: " "))` does not parse: \(CarveCommand.message(for: error))")
+                }
+            }
+        }
+        #expect(count >= 10, "found only \(count) examples in man/")
+    }
+
+    /// The arguments of each carve command line in the literal blocks of a page,
+    /// stopped at the first shell operator (`>>`, `|`, `||`, `;`).
+    static func exampleCommands(in page: String) -> [[String]] {
+        var commands: [[String]] = []
+        var literal = false
+        for line in page.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".Bd -literal") { literal = true; continue }
+            if line.hasPrefix(".Ed") { literal = false; continue }
+            guard literal else { continue }
+            let words = line.replacingOccurrences(of: "\\&", with: "").split(separator: " ").map(String.init)
+            // carve in command position: first word, after a cron user, a case label or `||`.
+            guard let start = words.indices.first(where: { index in
+                (words[index] == "carve" || words[index].hasSuffix("/carve"))
+                    && (index == 0 || ["root", "||", "&&", ";"].contains(words[index - 1]) || words[index - 1].hasSuffix(")"))
+            }) else { continue }
+            let operators: Set<String> = [">", ">>", "|", "||", "&&", ";", ";;", "2>&1"]
+            commands.append(Array(words[(start + 1)...].prefix { !operators.contains($0) && !$0.hasPrefix(">") }))
+        }
+        return commands
+    }
+
     /// `man -l` output as plain text, 80 columns, overstrike removed.
     static func rendered(_ page: String) throws -> String {
         let result = try Shell.run(
