@@ -47,6 +47,40 @@ import CarveTestSupport
         }
     }
 
+    /// The generator refuses templates that do not match the commands, and bad
+    /// placeholders, with a message naming the file; it never writes a page then.
+    @Test(.enabled(if: Shell.has("python3"), "python3 is not installed: cannot run Scripts/carve-manual"))
+    func generatorRejectsTemplatesThatDoNotMatchTheCommands() throws {
+        let cases: [(String, (String) throws -> Void, String)] = [
+            ("missing", { try FileManager.default.removeItem(atPath: $0 + "/carve-check.8.in") }, "no template for"),
+            ("orphan", { try "x\n".write(toFile: $0 + "/carve-frobnicate.8.in", atomically: true, encoding: .utf8) },
+             "no command for template"),
+            ("placeholder", { try Self.append("@NO_SUCH_THING@\n", to: $0 + "/carve.8.in") }, "unknown placeholder"),
+            ("exit code", { try Self.append("@EXIT_STATUS:0,2@\n", to: $0 + "/carve.8.in") }, "exit status 2 is not"),
+            ("columns", { try Self.append("@COLUMNS:partitions@\n", to: $0 + "/carve.8.in") }, "no columns for partitions"),
+        ]
+        for (name, breakTemplates, expected) in cases {
+            let scratch = try Integration.makeScratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            try FileManager.default.copyItem(atPath: Self.manDirectory.path + "/src", toPath: scratch + "/src")
+            try breakTemplates(scratch + "/src")
+            try ManualData.json().write(toFile: scratch + "/data.json", atomically: true, encoding: .utf8)
+            let result = try Shell.run([
+                "python3", Self.repository.path + "/Scripts/carve-manual", scratch + "/data.json", scratch + "/src", scratch + "/out",
+            ])
+            #expect(result.status == 1 && result.stderr.contains(expected), "\(name): \(result.status) \(result.stderr)")
+            let written = (try? FileManager.default.contentsOfDirectory(atPath: scratch + "/out")) ?? []
+            #expect(written.isEmpty, "\(name): wrote \(written)")
+        }
+        let garbage = try Shell.run(["python3", Self.repository.path + "/Scripts/carve-manual", "/dev/null", "/nonexistent", "/tmp/x"])
+        #expect(garbage.status == 1 && garbage.stderr.hasPrefix("carve-manual: "), "empty data: \(garbage.stderr)")
+    }
+
+    static func append(_ text: String, to file: String) throws {
+        let old = try String(contentsOfFile: file, encoding: .utf8)
+        try (old + text).write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
     @Test func everyCommandHasAPageListingEveryOneOfItsOptions() throws {
         let pages = try Self.committedPages()
         let info = try ToolInfo.decode(ManualData.json())
