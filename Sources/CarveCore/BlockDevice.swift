@@ -103,4 +103,11 @@ public protocol DeviceSource: Sendable {
     /// Fields that could not be read for lack of privileges, e.g. ["LABEL", "UUID"];
     /// empty when running as root or when nothing was missing.
     var fieldsNeedingRoot: [String] { get }
+    /// `fieldsNeedingRoot` for the named devices only (kernel names), so a listing of
+    /// some devices does not mention fields missing on others.
+    func fieldsNeedingRoot(on names: Set<String>) -> [String]
+}
+
+extension DeviceSource {
+    public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
 }

@@ -22,21 +22,30 @@ public struct DeviceInventory: Sendable {
     public struct Result: Sendable {
         /// Every listed device, each disk followed by its partitions.
         public var devices: [BlockDevice]
-        /// Column names, e.g. ["FSTYPE", "LABEL"], in a fixed order.
-        public var fieldsNeedingRoot: [String]
+        /// Per device (kernel name): the fields that stayed unknown because a source
+        /// was denied for lack of privileges.
+        public var deniedFields: [String: Set<DeviceField>]
+
+        /// Column names, e.g. ["FSTYPE", "LABEL"], in a fixed order; for the named devices, or all.
+        public func fieldsNeedingRoot(on names: Set<String>? = nil) -> [String] {
+            var denied = Set<DeviceField>()
+            for (name, fields) in deniedFields where names?.contains(name) ?? true { denied.formUnion(fields) }
+            return DeviceField.allCases.filter(denied.contains).map(\.rawValue)
+        }
     }
 
     public func collect() throws -> Result {
         var devices = try listedDevices()
-        var denied = Set<DeviceField>()
+        var denied: [String: Set<DeviceField>] = [:]
         let byName = Dictionary(devices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for index in devices.indices {
             let parent = devices[index].parent.flatMap { byName[$0] }
-            devices[index].properties = mergedProperties(of: devices[index], parent: parent, denied: &denied)
+            var deniedHere = Set<DeviceField>()
+            devices[index].properties = mergedProperties(of: devices[index], parent: parent, denied: &deniedHere)
+            if !deniedHere.isEmpty { denied[devices[index].name] = deniedHere }
         }
         DeviceInventory.attachMountpoints(to: &devices, from: try mounts.mounts())
-        let fields = DeviceField.allCases.filter(denied.contains).map(\.rawValue)
-        return Result(devices: devices, fieldsNeedingRoot: fields)
+        return Result(devices: devices, deniedFields: denied)
     }
 
     /// Enumerated devices with their sysfs attributes, without what lsblk hides by
@@ -96,8 +105,9 @@ public struct DeviceInventory: Sendable {
     /// Adds each mount to the devices it belongs to: by device number; for btrfs,
     /// whose mounts carry an anonymous 0:NN number, by the mount source path, then
     /// to every device of the same btrfs filesystem (same UUID), as lsblk groups them.
+    /// Latest mount first: lsblk walks the mount table backwards, and scripts compare orders.
     public static func attachMountpoints(to devices: inout [BlockDevice], from mounts: [MountEntry]) {
-        for mount in mounts {
+        for mount in mounts.reversed() {
             var targets = Set(devices.indices.filter { devices[$0].number == mount.number })
             if targets.isEmpty, mount.source.hasPrefix("/") {
                 let bySource = devices.indices.filter { devices[$0].path == mount.source }

@@ -19,7 +19,9 @@ public struct LinuxDeviceSource: DeviceSource {
 
     public func devices() throws -> [BlockDevice] { try cache.result(of: inventory).devices }
 
-    public var fieldsNeedingRoot: [String] { cache.fieldsNeedingRoot }
+    public var fieldsNeedingRoot: [String] { cache.stored?.fieldsNeedingRoot() ?? [] }
+
+    public func fieldsNeedingRoot(on names: Set<String>) -> [String] { cache.stored?.fieldsNeedingRoot(on: names) ?? [] }
 
     public func device(at path: String) throws -> BlockDevice {
         let number = try LinuxDeviceSource.blockDeviceNumber(at: path)
@@ -56,21 +58,22 @@ public struct LinuxDeviceSource: DeviceSource {
 /// and `fieldsNeedingRoot` reports what the collection found.
 private final class InventoryCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: DeviceInventory.Result?
+    private var storedResult: DeviceInventory.Result?
 
     func result(of inventory: DeviceInventory) throws -> DeviceInventory.Result {
         lock.lock()
         defer { lock.unlock() }
-        if let stored { return stored }
+        if let storedResult { return storedResult }
         let result = try inventory.collect()
-        stored = result
+        storedResult = result
         return result
     }
 
-    var fieldsNeedingRoot: [String] {
+    /// The collected inventory, nil before the first `result(of:)`.
+    var stored: DeviceInventory.Result? {
         lock.lock()
         defer { lock.unlock() }
-        return stored?.fieldsNeedingRoot ?? []
+        return storedResult
     }
 }
 

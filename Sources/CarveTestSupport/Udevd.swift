@@ -4,7 +4,10 @@ import Foundation
 /// and stopped only when this process started it.
 public enum Udevd {
     /// True when some udevd is running.
-    public static var isRunning: Bool { (try? Shell.run(["pgrep", "-x", "systemd-udevd"]).status) == 0 }
+    public static var isRunning: Bool {
+        // A udevd that exited can linger as a zombie, which plain pgrep still matches.
+        (try? Shell.run(["pgrep", "-x", "--runstates", "R,S,D", "systemd-udevd"]).status) == 0
+    }
 
     /// Starts udevd unless one runs; returns true when this call started it.
     @discardableResult
@@ -12,7 +15,22 @@ public enum Udevd {
         guard !isRunning else { return false }
         let binary = ["/lib/systemd/systemd-udevd", "/usr/lib/systemd/systemd-udevd"]
             .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "systemd-udevd"
-        try Shell.check([binary, "--daemon"])
+        // Not `--daemon` through Shell.run: the daemon keeps a descriptor Foundation's
+        // Process watches for the child's exit, so waiting for it never returns.
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        daemon.arguments = [binary, "--daemon"]
+        daemon.standardInput = FileHandle.nullDevice
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        // Its control socket answers once it is ready (a stale socket file refuses until then).
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? Shell.run(["udevadm", "control", "--ping", "--timeout=5"]))?.status == 0
+            if !ready { usleep(100_000) }
+        }
+        guard ready else { throw Shell.Failure(command: [binary, "--daemon"], result: .init(status: 1, stdout: "", stderr: "udevd did not answer a ping within 10 s")) }
         // Replay add events so devices that exist already get their database entries.
         try Shell.check(["udevadm", "trigger", "--subsystem-match=block", "--action=add"])
         try Shell.check(["udevadm", "settle", "--timeout=30"])

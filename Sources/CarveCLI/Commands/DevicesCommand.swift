@@ -42,7 +42,7 @@ struct DevicesCommand: ParsableCommand {
         let forest = try DeviceListing.forest(of: services.devices, paths: devices)
         let view = DeviceListingView(forest: forest, columns: columns, list: list, bytes: bytes)
         services.output.write(json ? view.json().rendered() + "\n" : view.table())
-        let denied = services.devices.fieldsNeedingRoot
+        let denied = services.devices.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
         if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
             services.output.note(note)
         }

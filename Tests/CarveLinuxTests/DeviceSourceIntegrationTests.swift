@@ -1,0 +1,102 @@
+import CarveCore
+import CarveLinux
+import Foundation
+import Testing
+import CarveTestSupport
+
+/// carve's view of real loop devices against `blkid -p -o export` and `lsblk -J -b`
+/// on the same devices, with udevd running and without it.
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct DeviceSourceIntegrationTests {
+    /// The fields compared, as carve's JSON keys (those of lsblk -J -b).
+    static let columns = ["NAME", "FSTYPE", "UUID", "LABEL", "PARTUUID", "PTTYPE", "SIZE", "MAJ:MIN", "TYPE", "MOUNTPOINTS"]
+
+    @Test func agreesWithBlkidAndLsblkWithUdevd() throws {
+        let startedByUs = try Udevd.start()
+        defer { Udevd.stop(startedByUs: startedByUs) }
+        try withFilesystemsFixture { fixture in
+            let mounted = try fixture.gpt.mount(fixture.ext4)
+            let mountedAgain = try fixture.gpt.mount(fixture.ext4)
+            let pool = try fixture.gpt.mount(fixture.btrfs)
+            let poolAgain = try fixture.gpt.mount(fixture.btrfs)
+            Udevd.settle()
+            let carve = try carveDevices(fixture.nodes)
+            let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.columns)
+            for node in fixture.nodes {
+                let name = URL(fileURLWithPath: node).lastPathComponent
+                let ours = try #require(carve[name], "carve does not list \(node)")
+                try expectSame(ours, asBlkid: try Reference.blkid(node), node: node)
+                let theirs = try #require(lsblk[name], "lsblk does not list \(node)")
+                for key in Self.columns.map({ $0.lowercased() }) {
+                    #expect(render(ours[key]) == render(theirs[key]), "\(node) \(key): carve \(render(ours[key])), lsblk \(render(theirs[key]))")
+                }
+            }
+            #expect(render(carve[name(fixture.ext4)]?["mountpoints"]) == render([mountedAgain, mounted]))
+            #expect(render(carve[name(fixture.btrfs)]?["mountpoints"]) == render([poolAgain, pool]), "btrfs is found by source path")
+        }
+    }
+
+    /// Without udevd, lsblk 2.38 prints null for everything udev would have told it;
+    /// carve probes instead. So blkid is the reference for content, lsblk for sysfs.
+    @Test func agreesWithBlkidWithoutUdevd() throws {
+        if UdevDaemon.isRunning() {
+            // Not ours to stop: this comparison cannot be made on this machine now.
+            try Test.cancel("a systemd-udevd this test did not start is running; the without-udevd comparison is skipped")
+        }
+        try withFilesystemsFixture { fixture in
+            try fixture.gpt.mount(fixture.ext4)
+            try fixture.gpt.mount(fixture.btrfs)
+            let carve = try carveDevices(fixture.nodes)
+            let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.columns)
+            var lsblkNulls: [String] = []
+            for node in fixture.nodes {
+                let name = URL(fileURLWithPath: node).lastPathComponent
+                let ours = try #require(carve[name], "carve does not list \(node)")
+                try expectSame(ours, asBlkid: try Reference.blkid(node), node: node)
+                let theirs = try #require(lsblk[name], "lsblk does not list \(node)")
+                for key in ["name", "size", "maj:min", "type", "mountpoints"] {
+                    #expect(render(ours[key]) == render(theirs[key]), "\(node) \(key)")
+                }
+                for key in ["fstype", "uuid", "label", "partuuid", "pttype"] {
+                    if theirs[key] is NSNull { lsblkNulls.append("\(name).\(key)"); continue }
+                    #expect(render(ours[key]) == render(theirs[key]), "\(node) \(key)")
+                }
+            }
+            print("without udevd, lsblk printed null for \(lsblkNulls.count) fields carve probed: \(lsblkNulls.prefix(6).joined(separator: " "))…")
+        }
+    }
+
+    /// `carve devices --json` for the nodes, flattened by name.
+    func carveDevices(_ nodes: [String]) throws -> [String: [String: Any]] {
+        let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", Self.columns.joined(separator: ",")] + nodes)
+        #expect(result.status == 0, "carve devices: \(result.stderr)")
+        return try Reference.flattenedJSON(result.stdout)
+    }
+
+    /// fstype/uuid/label/partuuid/pttype/size equal blkid's low-level probe.
+    func expectSame(_ ours: [String: Any], asBlkid blkid: [String: String], node: String) throws {
+        #expect(ours["fstype"] as? String == blkid["TYPE"], "\(node) fstype")
+        #expect(ours["uuid"] as? String == blkid["UUID"], "\(node) uuid")
+        #expect(ours["label"] as? String == blkid["LABEL"], "\(node) label")
+        #expect(ours["partuuid"] as? String == blkid["PART_ENTRY_UUID"], "\(node) partuuid")
+        #expect(ours["pttype"] as? String == (blkid["PTTYPE"] ?? blkid["PART_ENTRY_SCHEME"]), "\(node) pttype")
+        if let sectors = blkid["PART_ENTRY_SIZE"].flatMap(UInt64.init) {
+            #expect((ours["size"] as? NSNumber)?.uint64Value == sectors * 512, "\(node) size")
+        }
+        let bytes = UInt64(try Shell.check(["blockdev", "--getsize64", node]).trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect((ours["size"] as? NSNumber)?.uint64Value == bytes, "\(node) size")
+    }
+
+    func name(_ node: String) -> String { URL(fileURLWithPath: node).lastPathComponent }
+}
+
+/// A JSON value as text, so values of JSONSerialization's types compare simply.
+func render(_ value: Any?) -> String {
+    guard let value, !(value is NSNull) else { return "null" }
+    if let array = value as? [Any] { return "[" + array.map(render).joined(separator: ",") + "]" }
+    if let number = value as? NSNumber {
+        // JSONSerialization gives booleans as NSNumber too; lsblk's and carve's are both JSON booleans.
+        return String(cString: number.objCType) == "c" ? (number.boolValue ? "true" : "false") : number.stringValue
+    }
+    return "\(value)"
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import CarveTestSupport
+
+/// The built carve binary, next to the test bundle in the build directory.
+enum CarveBinary {
+    static var path: String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return directory.appendingPathComponent("carve").path
+    }
+}
+
+/// Bad device paths given to the real binary: one line on stderr, exit 64, nothing on stdout.
+@Suite struct DevicesBadInputTests {
+    @Test func everyBadPathIsOneLineAndExit64() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CarveBinary.path), "no carve binary at \(CarveBinary.path)")
+        let directory = try Integration.makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/disk.img"
+        try Data(count: 4096).write(to: URL(fileURLWithPath: file))
+        let cases = [
+            (file, "carve: \(file) is not a block device (it is a regular file)"),
+            (directory, "carve: \(directory) is not a block device (it is a directory)"),
+            ("/dev/null", "carve: /dev/null is not a block device (it is a character device)"),
+            (directory + "/missing", "carve: \(directory)/missing: no such file or directory"),
+        ]
+        for (path, message) in cases {
+            let result = try Shell.run([CarveBinary.path, "devices", path])
+            #expect(result.status == 64, "\(path)")
+            #expect(result.stdout.isEmpty, "\(path)")
+            #expect(result.stderr == message + "\n", "\(path)")
+        }
+    }
+
+    @Test func unknownColumnIsOneLineAndExit64() throws {
+        let result = try Shell.run([CarveBinary.path, "devices", "--output", "NAME,NOPE"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("carve: unknown column 'NOPE' for --output"))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+    }
+}

@@ -1,0 +1,121 @@
+import CarveCore
+import Foundation
+import Testing
+@testable import CarveLinux
+import CarveTestSupport
+
+/// sysfs read through a root prefix: a fixture tree laid out as the kernel lays it out.
+@Suite struct SysfsTreeTests {
+    /// Writes `files` (path relative to root → content) and `links` (link → target).
+    func tree(_ files: [String: String], links: [String: String] = [:]) throws -> String {
+        let root = try Integration.makeScratchDirectory()
+        for (path, content) in files {
+            let url = URL(fileURLWithPath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: url)
+        }
+        for (link, target) in links {
+            let url = URL(fileURLWithPath: root + "/" + link)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: target)
+        }
+        return root
+    }
+
+    let disk = "sys/devices/pci0000:00/0000:00:05.0/block/sda"
+
+    @Test func readsADiskAndItsPartitionLikeTheKernelLaysThemOut() throws {
+        let root = try tree([
+            "\(disk)/dev": "8:0\n", "\(disk)/size": "41943040\n", "\(disk)/ro": "0\n", "\(disk)/removable": "1\n",
+            "\(disk)/queue/rotational": "1\n", "\(disk)/queue/logical_block_size": "4096\n",
+            "\(disk)/device/model": "QEMU HARDDISK   \n", "\(disk)/device/serial": "QM00001\n",
+            "\(disk)/sda2/dev": "8:2\n", "\(disk)/sda2/size": "2048\n", "\(disk)/sda2/ro": "1\n",
+            "\(disk)/sda2/partition": "2\n", "\(disk)/sda2/start": "4096\n",
+            "\(disk)/sda2/holders/dm-0": "", "\(disk)/sda2/holders/dm-1": "",
+        ], links: [
+            "sys/class/block/sda": "../../devices/pci0000:00/0000:00:05.0/block/sda",
+            "sys/class/block/sda2": "../../devices/pci0000:00/0000:00:05.0/block/sda/sda2",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = SysfsTree(root: root)
+        let sda = try #require(try sysfs.attributes(of: "sda"))
+        #expect(sda == SysfsDevice(
+            number: DeviceNumber(major: 8, minor: 0), size: 41943040 * 512, logicalBlockSize: 4096, readOnly: false,
+            removable: true, rotational: true, model: "QEMU HARDDISK", serial: "QM00001"))
+        let sda2 = try #require(try sysfs.attributes(of: "sda2"))
+        #expect(sda2.parent == "sda")
+        #expect(sda2.start == 4096)
+        #expect(sda2.size == 2048 * 512)
+        #expect(sda2.readOnly)
+        #expect(sda2.removable && sda2.rotational && sda2.logicalBlockSize == 4096)
+        #expect(sda2.holders == ["dm-0", "dm-1"])
+    }
+
+    @Test func readsLoopBackingAndDeviceMapperUUID() throws {
+        let root = try tree([
+            "sys/class/block/loop3/dev": "7:3", "sys/class/block/loop3/size": "0",
+            "sys/class/block/loop3/loop/backing_file": "/tmp/img (deleted)\n",
+            "sys/class/block/dm-0/dev": "254:0", "sys/class/block/dm-0/size": "8",
+            "sys/class/block/dm-0/dm/uuid": "CRYPT-LUKS2-abc-root\n", "sys/class/block/dm-0/slaves/loop3": "",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = SysfsTree(root: root + "/")
+        #expect(try sysfs.attributes(of: "loop3")?.hasBackingFile == true)
+        let dm = try #require(try sysfs.attributes(of: "dm-0"))
+        #expect(dm.dmUUID == "CRYPT-LUKS2-abc-root" && dm.slaves == ["loop3"] && dm.size == 4096)
+        #expect(DeviceKind.classify(name: "dm-0", isPartition: false, dmUUID: dm.dmUUID) == .crypt)
+    }
+
+    @Test(arguments: ["", "8", "8:", ":1", "a:b", "8:1:2", "-1:0"])
+    func malformedDevAttributeMeansNoDevice(dev: String) throws {
+        let root = try tree(["sys/class/block/odd/dev": dev, "sys/class/block/odd/size": "8"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(try SysfsTree(root: root).attributes(of: "odd") == nil)
+    }
+
+    @Test func missingDeviceIsNil() throws {
+        #expect(try SysfsTree(root: "/nonexistent-carve-root").attributes(of: "sda") == nil)
+    }
+}
+
+/// The udev keys as lsblk reads them, from a dictionary instead of the database.
+@Suite struct UdevPropertyMappingTests {
+    @Test func decodesEncodedValuesAndPrefersThem() {
+        let record = [
+            "ID_FS_TYPE": "ext4", "ID_FS_VERSION": "1.0", "ID_FS_LABEL": "my_data", "ID_FS_LABEL_ENC": "my\\x20data",
+            "ID_FS_UUID_ENC": "8bc12745-22cf", "ID_PART_ENTRY_UUID": "a8ab0669", "ID_PART_ENTRY_TYPE": "0fc63daf",
+            "ID_PART_ENTRY_NAME": "EFI\\x20System", "ID_PART_ENTRY_NUMBER": "1", "ID_PART_ENTRY_SCHEME": "gpt",
+            "ID_PART_TABLE_UUID": "84497f95", "ID_MODEL_ENC": "QEMU\\x20HARDDISK\\x20\\x20\\x20",
+            "ID_SERIAL": "QEMU_HARDDISK_QM00001", "ID_SERIAL_SHORT": "QM00001",
+        ]
+        let properties = UdevPropertySource.properties(from: { record[$0] })
+        #expect(properties == DeviceProperties(
+            fsType: "ext4", fsVersion: "1.0", uuid: "8bc12745-22cf", label: "my data", partUUID: "a8ab0669",
+            partType: "0fc63daf", partLabel: "EFI System", partNumber: 1, ptType: "gpt", ptUUID: "84497f95",
+            model: "QEMU HARDDISK", serial: "QM00001"))
+    }
+
+    @Test func aMalformedPartitionNumberIsUnknown() {
+        let properties = UdevPropertySource.properties(from: { $0 == "ID_PART_ENTRY_NUMBER" ? "x1" : nil })
+        #expect(properties == DeviceProperties())
+    }
+
+    @Test func noRecordIsTrustedWhileUdevdIsNotRunning() throws {
+        let device = BlockDevice(name: "loop0", kind: .loop, number: DeviceNumber(major: 7, minor: 0), size: 1)
+        #expect(try UdevPropertySource(daemonRunning: false).properties(of: device, parent: nil) == nil)
+    }
+
+    @Test func udevdStateFromAProcFixture() throws {
+        let root = try Integration.makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func process(_ pid: Int, _ stat: String) throws {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(pid)", withIntermediateDirectories: true)
+            try Data(stat.utf8).write(to: URL(fileURLWithPath: "\(root)/\(pid)/stat"))
+        }
+        try process(1, "1 (init) S 0 1 1")
+        try process(40, "40 (systemd-udevd) Z 1 40 40")
+        #expect(!UdevDaemon.isRunning(proc: root), "a zombie udevd is not running")
+        try process(41, "41 (systemd-udevd) S 1 41 41")
+        #expect(UdevDaemon.isRunning(proc: root))
+    }
+}
