@@ -79,4 +79,20 @@ import Testing
             }
         }
     }
+
+    @Test func dateTextMatchesFoundationAndParsesBack() async {
+        let zones = ["UTC", "Europe/Berlin", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"].map { TimeZone(identifier: $0)! }
+        // From 1970: older local mean times have offsets with seconds, which snapshots never carry.
+        await propertyCheck(input: Gen.int64(in: 0...4_102_444_799), Gen.int(in: 0...4)) { seconds, zoneIndex in
+            let zone = zones[zoneIndex]
+            let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = zone
+            #expect(DateText.iso8601(instant, timeZone: zone) == formatter.string(from: instant))
+            #expect((try? DateArgument.parse(DateText.iso8601(instant, timeZone: zone), timeZone: utc)) == instant)
+            let short = DateText.short(instant, timeZone: zone)
+            #expect((try? DateArgument.parse(short, timeZone: zone))
+                .map { abs($0.timeIntervalSince(instant)) < 60 } ?? false, "\(short)")
+        }
+    }
 }

@@ -64,17 +64,36 @@ struct SnapshotsListCommand: ParsableCommand {
             if let note = listing.sizeNote { out.note(note) }
             let selected = select(criteria, in: listing, now: services.clock.now)
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { $0.exclusive != nil }
-            rows += selected.map { SnapshotRow($0, in: listing, timeZone: services.clock.timeZone) }
+            rows += SnapshotRow.rows(selected, of: listing, timeZone: services.clock.timeZone)
         }
         rows.sort(by: sortColumn)
 
         if json {
-            let columns = output == nil ? SnapshotColumns.all : chosen
-            out.line(JSONValue.object([("snapshots", .array(rows.map { SnapshotColumns.snapshotJSON($0, columns: columns) }))]).rendered())
+            writeJSON(rows, columns: output == nil ? SnapshotColumns.all : chosen, to: out)
         } else if !rows.isEmpty {
             out.write(TextTable(columns: chosen, rows: rows, bytes: bytes).rendered())
         }
         out.note(summary(rows, exclusiveKnown: exclusiveKnown))
+    }
+
+    /// `{"snapshots": [...]}`, written one snapshot at a time: ten thousand snapshots
+    /// never sit in memory as one document.
+    func writeJSON(_ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink) {
+        guard !rows.isEmpty else { return out.line(JSONValue.object([("snapshots", .array([]))]).rendered()) }
+        out.write("{\n   \"snapshots\": [\n")
+        var chunk = ""
+        for (index, row) in rows.enumerated() {
+            // Rendered alone, then indented two levels: strings hold no raw newlines, so lines are safe to indent.
+            let object = SnapshotColumns.snapshotJSON(row, columns: columns).rendered()
+            for line in object.split(separator: "\n", omittingEmptySubsequences: false) {
+                chunk += "      "
+                chunk += line
+                chunk += "\n"
+            }
+            if index < rows.count - 1 { chunk.removeLast(); chunk += ",\n" }
+            if chunk.utf8.count > 1 << 16 { out.write(chunk); chunk = "" }
+        }
+        out.write(chunk + "   ]\n}\n")
     }
 
     func sizeMode(_ services: Services) throws -> SizeMode {

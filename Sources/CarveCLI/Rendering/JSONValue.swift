@@ -60,6 +60,13 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     static func quote(_ string: String, into out: inout String) {
+        // Most strings need no escaping: append them whole instead of scalar by scalar.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f }) {
+            out += "\""
+            out += string
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in string.unicodeScalars {
             switch scalar {

@@ -9,11 +9,25 @@ struct SnapshotRow: Sendable {
     var sourceMountedPath: String?
     var timeZone: TimeZone
 
-    init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
+    /// `mountedPaths`: the mounted path of every reachable subvolume of the listing, by id.
+    init(_ snapshot: Subvolume, on filesystem: BtrfsFilesystem, mountedPaths: [UInt64: String], timeZone: TimeZone) {
         self.snapshot = snapshot
-        filesystem = listing.filesystem
+        self.filesystem = filesystem
         self.timeZone = timeZone
+        sourceMountedPath = snapshot.sourceID.flatMap { mountedPaths[$0] }
+    }
+
+    /// One snapshot of `listing` (looks its source up: use `rows` for many).
+    init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
+        self.init(snapshot, on: listing.filesystem, mountedPaths: [:], timeZone: timeZone)
         sourceMountedPath = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
+    }
+
+    /// Every snapshot of `listing` as rows.
+    static func rows(_ snapshots: [Subvolume], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
+        var mountedPaths: [UInt64: String] = [:]
+        for subvolume in listing.subvolumes { mountedPaths[subvolume.id] = subvolume.mountedPath }
+        return snapshots.map { SnapshotRow($0, on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone) }
     }
 
     /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).
@@ -24,20 +38,9 @@ struct SnapshotRow: Sendable {
     /// snapper's number, else timeshift's or btrbk's snapshot name.
     var number: String { snapshot.metadata.number.map(String.init) ?? snapshot.metadata.name ?? "" }
 
-    var createdISO: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = timeZone
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: snapshot.created)
-    }
+    var createdISO: String { DateText.iso8601(snapshot.created, timeZone: timeZone) }
 
-    var createdShort: String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: snapshot.created)
-        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
-        return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
-    }
+    var createdShort: String { DateText.short(snapshot.created, timeZone: timeZone) }
 }
 
 /// The columns of `carve snapshots list`: the text table, `--output` and the JSON
