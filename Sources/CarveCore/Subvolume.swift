@@ -148,6 +148,8 @@ public struct SubvolumeListing: Sendable, Hashable, Codable {
     public var sizeNote: String?
     /// Warnings to print on stderr (unreadable metadata, skipped entries).
     public var warnings: [String]
+    /// With `--sizes exact`: the extent map, for what deleting any set frees.
+    public var exact: ExactSizes? = nil
     public init(
         filesystem: BtrfsFilesystem, subvolumes: [Subvolume], sizes: SizeMode,
         sizeNote: String? = nil, warnings: [String] = []

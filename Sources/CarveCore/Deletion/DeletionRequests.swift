@@ -8,6 +8,8 @@ public struct DeleteRequest: Sendable {
     /// `--filesystem` paths; empty: every mounted btrfs filesystem.
     public var filesystems: [String]
     public var selection: SnapshotSelection
+    /// How sizes are found: quota, or exact (a scan of every subvolume's extents).
+    public var sizes: SizeMode = .quota
 
     /// Parses the names; refuses a request that names nothing (deleting every
     /// snapshot takes `--all`).
@@ -35,7 +37,7 @@ public struct DeleteRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        let listings = try Scope.listings(scopePaths, backend: backend)
+        let listings = try Scope.listings(scopePaths, backend: backend, sizes: sizes)
         let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty)
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
@@ -47,7 +49,10 @@ public struct DeleteRequest: Sendable {
                 }
             }
         }
-        return DeletionPlan.make(selected: selected, rules: rules, notes: Scope.notes(listings, for: selected))
+        var plan = DeletionPlan.make(
+            selected: selected, rules: rules, notes: Scope.notes(listings, for: selected) + DeletionPlan.exactNotes(listings))
+        plan.exactReclaim = DeletionPlan.exactReclaim(of: plan.toDelete, listings: listings)
+        return plan
     }
 }
 
@@ -59,6 +64,8 @@ public struct ThinRequest: Sendable {
     public var selection: SnapshotSelection
     public var order: ThinOrder
     public var bestEffort: Bool
+    /// How sizes are found: quota, or exact (thin then chooses by what the set frees together).
+    public var sizes: SizeMode = .quota
 
     public init(path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool) throws(UsageError) {
         let target: UInt64
@@ -68,20 +75,24 @@ public struct ThinRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        guard let listing = try Scope.listings([path], backend: backend).first else {
+        guard let listing = try Scope.listings([path], backend: backend, sizes: sizes).first else {
             throw UsageError("\(path): no btrfs filesystem")
         }
         let selected = selection.apply(to: listing.subvolumes, now: now).map {
             PlannedSnapshot(subvolume: $0, filesystem: listing.filesystem)
         }
         let allowed = DeletionPlan.make(selected: selected, rules: rules)
-        let chosen = try ThinPlanner(target: target, order: order, bestEffort: bestEffort)
-            .choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
-        var notes = listing.warnings.map { "warning: \($0)" }
-        if DeletionPlan.exclusiveSum(allowed.toDelete).map({ $0 < target }) == true {
+        let planner = ThinPlanner(target: target, order: order, bestEffort: bestEffort)
+        let chosen = try listing.exact.map { try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0) }
+            ?? planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
+        var notes = listing.warnings.map { "warning: \($0)" } + DeletionPlan.exactNotes([listing])
+        let everything = DeletionPlan.exactReclaim(of: allowed.toDelete, listings: [listing]) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
+        if everything.map({ $0 < target }) == true {
             notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
         }
-        return DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
+        var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
+        plan.exactReclaim = DeletionPlan.exactReclaim(of: chosen, listings: [listing])
+        return plan
     }
 }
 
@@ -89,13 +100,13 @@ public struct ThinRequest: Sendable {
 enum Scope {
     /// `paths` (each a path inside a btrfs filesystem) or, when empty, every mounted
     /// btrfs filesystem; each once. A path not on btrfs is bad input here.
-    static func listings(_ paths: [String], backend: any SnapshotBackend) throws -> [SubvolumeListing] {
+    static func listings(_ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota) throws -> [SubvolumeListing] {
         var filesystems: [BtrfsFilesystem] = []
         if paths.isEmpty {
             // Every mounted one: a filesystem unmounted meanwhile is left out with a warning.
             return try backend.mountedFilesystems().compactMap { filesystem in
                 do {
-                    return try backend.subvolumes(of: filesystem, sizes: .quota)
+                    return try backend.subvolumes(of: filesystem, sizes: sizes)
                 } catch {
                     var listing = SubvolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
                     listing.warnings = ["cannot list snapshots on \(filesystem.mountpoint): \(error)"]
@@ -113,7 +124,7 @@ enum Scope {
                 if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
             }
         }
-        return try filesystems.map { try backend.subvolumes(of: $0, sizes: .quota) }
+        return try filesystems.map { try backend.subvolumes(of: $0, sizes: sizes) }
     }
 
     /// Size notes and warnings of the filesystems that have selected snapshots.

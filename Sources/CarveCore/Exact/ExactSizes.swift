@@ -1,0 +1,110 @@
+import Foundation
+
+/// How a scan of the subvolume trees went: what it read and how long it took.
+public struct ExtentScanReport: Sendable, Hashable, Codable {
+    public var subvolumes: Int
+    /// Items returned by the tree search, of every type.
+    public var items: Int
+    /// File extent items among them.
+    public var fileExtentItems: Int
+    /// Bytes the tree search returned (item headers and items).
+    public var bytesRead: UInt64
+    public var seconds: Double
+    public init(subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0) {
+        self.subvolumes = subvolumes; self.items = items; self.fileExtentItems = fileExtentItems
+        self.bytesRead = bytesRead; self.seconds = seconds
+    }
+}
+
+/// Where a scan is, for a progress bar.
+public struct ExtentScanProgress: Sendable, Hashable {
+    public var subvolumesDone: Int
+    public var subvolumesTotal: Int
+    public var bytesRead: UInt64
+    public init(subvolumesDone: Int, subvolumesTotal: Int, bytesRead: UInt64) {
+        self.subvolumesDone = subvolumesDone; self.subvolumesTotal = subvolumesTotal; self.bytesRead = bytesRead
+    }
+}
+
+/// Who is told of a scan's progress: the CLI sets a handler around a command that
+/// may scan, so the backends need no extra parameter.
+public enum ExtentScanObserver {
+    @TaskLocal public static var current: (@Sendable (ExtentScanProgress) -> Void)?
+}
+
+/// What deleting a set of subvolumes together gives back: data exact, metadata
+/// an estimate stated apart.
+public struct SetReclaim: Sendable, Hashable, Codable {
+    /// On-disk bytes of the data extents only the set references: exact.
+    public var data: UInt64
+    /// Tree blocks: each deleted subvolume's root block at least (its own from the
+    /// moment it was made); at most every block of their trees. An estimate.
+    public var metadataAtLeast: UInt64
+    public var metadataAtMost: UInt64
+    /// Inline file data among that metadata (stored in tree leaves).
+    public var inline: UInt64
+    public init(data: UInt64, metadataAtLeast: UInt64, metadataAtMost: UInt64, inline: UInt64) {
+        self.data = data; self.metadataAtLeast = metadataAtLeast; self.metadataAtMost = metadataAtMost; self.inline = inline
+    }
+}
+
+/// Exact sizes of one filesystem's subvolumes, from every subvolume's file extent items.
+public struct ExactSizes: Sendable, Hashable, Codable {
+    public var map: ExtentMap
+    public var scan: ExtentScanReport
+    /// The filesystem's tree block size.
+    public var nodeSize: UInt64
+    /// Per subvolume id: an upper estimate of its tree's size in bytes, from the
+    /// bytes of its items (leaves are at most full; the nodes above them are added).
+    public var treeBytes: [UInt64: UInt64]
+
+    public init(map: ExtentMap, scan: ExtentScanReport, nodeSize: UInt64, treeBytes: [UInt64: UInt64] = [:]) {
+        self.map = map; self.scan = scan; self.nodeSize = nodeSize; self.treeBytes = treeBytes
+    }
+
+    /// Leaf space an item takes (its 25-byte header plus its data), for `treeBytes`.
+    public static func leafBytes(itemSize: Int) -> UInt64 { UInt64(25 + itemSize) }
+
+    /// An upper estimate of a tree's size from the leaf bytes of its items: leaves
+    /// about half full after splits, plus one node per 100 leaves, plus the root.
+    public static func treeEstimate(leafBytes: UInt64, nodeSize: UInt64) -> UInt64 {
+        let usable = max(nodeSize - 101, 1)
+        let leaves = (leafBytes * 2 + usable - 1) / usable
+        return (leaves + leaves / 100 + 1) * nodeSize
+    }
+
+    /// What deleting `ids` together frees.
+    public func reclaim(deleting ids: [UInt64]) -> SetReclaim {
+        let unique = Set(ids)
+        return SetReclaim(
+            data: map.reclaim(deleting: unique),
+            metadataAtLeast: UInt64(unique.count) * nodeSize,
+            metadataAtMost: unique.reduce(0) { $0 + (treeBytes[$1] ?? nodeSize) },
+            inline: unique.reduce(0) { $0 + (map.inlineBytes[$1] ?? 0) })
+    }
+
+    /// One line for stderr: what was read, how long it took, what is exact.
+    public var summary: String {
+        let seconds = String(format: "%.2f", scan.seconds)
+        return "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
+            + "of \(scan.subvolumes) subvolumes in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
+            + "metadata is not included (about \(ByteSize.format(nodeSize)) or more of tree blocks per snapshot)"
+    }
+}
+
+extension SubvolumeListing {
+    /// Fills each subvolume's exclusive and referenced bytes from `exact` (data only)
+    /// and keeps `exact` for set questions.
+    public mutating func attach(_ exact: ExactSizes) {
+        let exclusive = exact.map.exclusiveBytes()
+        let referenced = exact.map.referencedBytes()
+        for index in subvolumes.indices {
+            let id = subvolumes[index].id
+            subvolumes[index].exclusive = exclusive[id] ?? 0
+            subvolumes[index].referenced = referenced[id] ?? 0
+        }
+        self.exact = exact
+        sizes = .exact
+        sizeNote = nil
+    }
+}

@@ -1,0 +1,165 @@
+/// A data extent on disk: where it starts and how many bytes it takes there
+/// (the compressed size when compressed). Every file extent item pointing into
+/// it, whatever part it uses, names the same extent.
+public struct ExtentKey: Sendable, Hashable, Codable {
+    public var diskBytenr: UInt64
+    public var diskBytes: UInt64
+    public init(diskBytenr: UInt64, diskBytes: UInt64) { self.diskBytenr = diskBytenr; self.diskBytes = diskBytes }
+}
+
+/// Which subvolumes reference which data extents, built one reference at a time
+/// while the subvolume trees are read. Memory grows with the number of distinct
+/// extents (one compact subvolume set each), not with the number of files or references.
+///
+/// An extent is freed only when no subvolume references any part of it, so a set
+/// of subvolumes frees exactly the extents whose referencing subvolumes all lie in
+/// the set, each counted once at its on-disk size.
+public struct ExtentMap: Sendable, Hashable, Codable {
+    /// Subvolume ids in index order.
+    public private(set) var subvolumeIDs: [UInt64] = []
+    private var indices: [UInt64: UInt32] = [:]
+    private var extents: [ExtentKey: SubvolumeSet] = [:]
+    /// Bytes of inline extents per subvolume id: file data stored inside tree leaves,
+    /// which is metadata and freed with the leaves, not counted as data here.
+    public private(set) var inlineBytes: [UInt64: UInt64] = [:]
+
+    /// `subvolumes` fixes the index order; give them sorted by id (creation order)
+    /// so that the sets of extents shared by consecutive snapshots stay one run.
+    public init(subvolumes: [UInt64] = []) {
+        for id in subvolumes { _ = index(of: id) }
+    }
+
+    /// Records that `subvolume` has a regular or preallocated file extent item
+    /// pointing into the extent at `diskBytenr`. A hole (`diskBytenr` 0) frees nothing.
+    public mutating func addReference(subvolume: UInt64, diskBytenr: UInt64, diskBytes: UInt64) {
+        guard diskBytenr != 0 else { return }
+        let member = index(of: subvolume)
+        let key = ExtentKey(diskBytenr: diskBytenr, diskBytes: diskBytes)
+        if extents[key]?.insert(member) == nil { extents[key] = SubvolumeSet(member) }
+    }
+
+    /// Records an inline extent of `bytes` in `subvolume`.
+    public mutating func addInline(subvolume: UInt64, bytes: UInt64) {
+        _ = index(of: subvolume)
+        inlineBytes[subvolume, default: 0] += bytes
+    }
+
+    /// The number of distinct data extents.
+    public var extentCount: Int { extents.count }
+
+    /// On-disk bytes of every data extent referenced by any subvolume.
+    public var totalBytes: UInt64 { extents.keys.reduce(0) { $0 + $1.diskBytes } }
+
+    /// The subvolumes that reference the extent, by id; empty when none does.
+    public func referencers(of key: ExtentKey) -> [UInt64] {
+        guard let set = extents[key] else { return [] }
+        return set.runs.flatMap { $0.map { subvolumeIDs[Int($0)] } }
+    }
+
+    /// Per subvolume id: on-disk bytes of the extents only it references (what
+    /// deleting it alone frees). Every subvolume of the map has an entry.
+    public func exclusiveBytes() -> [UInt64: UInt64] {
+        var totals = [UInt64](repeating: 0, count: subvolumeIDs.count)
+        for (key, set) in extents where set.isSingle { totals[Int(set.lower)] += key.diskBytes }
+        return byID(totals)
+    }
+
+    /// Per subvolume id: on-disk bytes of every extent it references (each once).
+    public func referencedBytes() -> [UInt64: UInt64] {
+        // A difference array over indices: each run adds its extent's bytes once.
+        var delta = [Int64](repeating: 0, count: subvolumeIDs.count + 1)
+        for (key, set) in extents {
+            set.forEachRun { lower, upper in
+                delta[Int(lower)] += Int64(key.diskBytes)
+                delta[Int(upper) + 1] -= Int64(key.diskBytes)
+            }
+        }
+        var totals = [UInt64](repeating: 0, count: subvolumeIDs.count)
+        var running: Int64 = 0
+        for index in totals.indices {
+            running += delta[index]
+            totals[index] = UInt64(running)
+        }
+        return byID(totals)
+    }
+
+    /// On-disk bytes that deleting every subvolume in `ids` together frees: the
+    /// extents referenced by members of the set only. Ids the map does not know are ignored.
+    public func reclaim(deleting ids: some Sequence<UInt64>) -> UInt64 {
+        // prefix[i] counts members among indices below i, so a run lies inside the
+        // set exactly when the count over it equals its length.
+        var member = [Bool](repeating: false, count: subvolumeIDs.count)
+        for id in ids { if let index = indices[id] { member[Int(index)] = true } }
+        var prefix = [Int](repeating: 0, count: member.count + 1)
+        for index in member.indices { prefix[index + 1] = prefix[index] + (member[index] ? 1 : 0) }
+        var total: UInt64 = 0
+        for (key, set) in extents {
+            var inside = true
+            set.forEachRun { lower, upper in
+                if prefix[Int(upper) + 1] - prefix[Int(lower)] != Int(upper - lower) + 1 { inside = false }
+            }
+            if inside { total += key.diskBytes }
+        }
+        return total
+    }
+
+    /// What deleting `order` one after another frees: element k is the reclaim of
+    /// the first k+1 together (not a sum of single reclaims). One pass over the extents.
+    public func reclaimCurve(deleting order: [UInt64]) -> [UInt64] {
+        guard !order.isEmpty else { return [] }
+        // An extent comes free at the step of its last referencer to go; never when
+        // a referencer is not in `order`.
+        let never = Int.max
+        var step = [Int](repeating: never, count: subvolumeIDs.count)
+        for (position, id) in order.enumerated() {
+            if let index = indices[id], step[Int(index)] == never { step[Int(index)] = position }
+        }
+        let latest = RangeMaximum(step)
+        var freedAt = [UInt64](repeating: 0, count: order.count)
+        for (key, set) in extents {
+            var last = 0
+            set.forEachRun { lower, upper in last = max(last, latest.maximum(Int(lower), Int(upper))) }
+            if last != never { freedAt[last] += key.diskBytes }
+        }
+        var running: UInt64 = 0
+        return freedAt.map { running += $0; return running }
+    }
+
+    private mutating func index(of id: UInt64) -> UInt32 {
+        if let index = indices[id] { return index }
+        let index = UInt32(subvolumeIDs.count)
+        indices[id] = index
+        subvolumeIDs.append(id)
+        return index
+    }
+
+    private func byID(_ totals: [UInt64]) -> [UInt64: UInt64] {
+        var result: [UInt64: UInt64] = [:]
+        for (index, id) in subvolumeIDs.enumerated() { result[id] = totals[index] }
+        return result
+    }
+}
+
+/// Maximum over any index range in O(1) after O(n log n) set-up (a sparse table),
+/// so that an extent shared by thousands of snapshots costs one lookup per run.
+struct RangeMaximum {
+    private var levels: [[Int]]
+
+    init(_ values: [Int]) {
+        levels = [values]
+        var width = 1
+        while width * 2 <= values.count {
+            let previous = levels[levels.count - 1]
+            levels.append((0...(values.count - width * 2)).map { max(previous[$0], previous[$0 + width]) })
+            width *= 2
+        }
+    }
+
+    /// The maximum of values[lower...upper].
+    func maximum(_ lower: Int, _ upper: Int) -> Int {
+        let length = upper - lower + 1
+        let level = Int.bitWidth - 1 - length.leadingZeroBitCount
+        let row = levels[level]
+        return max(row[lower], row[upper - (1 << level) + 1])
+    }
+}

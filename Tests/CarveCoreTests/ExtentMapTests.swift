@@ -1,0 +1,156 @@
+import CarveCore
+import Testing
+
+/// Set reclaim on synthetic extent maps: subvolume 256 is the live source,
+/// 257... its snapshots, sizes in KiB so the sums read easily.
+@Suite struct ExtentMapTests {
+    let kib: UInt64 = 1024
+
+    func map(_ references: [(UInt64, UInt64, UInt64)], subvolumes: [UInt64] = [256, 257, 258, 259]) -> ExtentMap {
+        var map = ExtentMap(subvolumes: subvolumes)
+        for (subvolume, bytenr, bytes) in references {
+            map.addReference(subvolume: subvolume, diskBytenr: bytenr, diskBytes: bytes * kib)
+        }
+        return map
+    }
+
+    @Test func anExtentSharedByAllIsFreedOnlyWithAll() {
+        let shared = map([(256, 1_000, 64), (257, 1_000, 64), (258, 1_000, 64), (259, 1_000, 64)])
+        #expect(shared.exclusiveBytes() == [256: 0, 257: 0, 258: 0, 259: 0])
+        #expect(shared.reclaim(deleting: [257, 258, 259]) == 0)
+        #expect(shared.reclaim(deleting: [256, 257, 258, 259]) == 64 * kib)
+        #expect(shared.referencedBytes() == [256: 64 * kib, 257: 64 * kib, 258: 64 * kib, 259: 64 * kib])
+    }
+
+    @Test func anExtentSharedByTwoIsFreedByThePairNotBySumOfSingles() {
+        let two = map([(257, 1_000, 100), (258, 1_000, 100), (257, 2_000, 10), (258, 3_000, 20)])
+        #expect(two.exclusiveBytes()[257] == 10 * kib)
+        #expect(two.exclusiveBytes()[258] == 20 * kib)
+        #expect(two.reclaim(deleting: [257]) == 10 * kib)
+        #expect(two.reclaim(deleting: [257, 258]) == 130 * kib)
+        #expect(two.reclaim(deleting: [256, 259]) == 0)
+    }
+
+    @Test func aPartlyReferencedExtentStaysUntilNoPartIsReferenced() {
+        // 257 keeps the first half of the 128 KiB extent, 258 the second half:
+        // the same extent key, whatever the offsets inside it.
+        let partial = map([(257, 5_000, 128), (258, 5_000, 128)])
+        #expect(partial.reclaim(deleting: [257]) == 0)
+        #expect(partial.reclaim(deleting: [258]) == 0)
+        #expect(partial.reclaim(deleting: [257, 258]) == 128 * kib)
+    }
+
+    @Test func reflinksInsideOneSubvolumeCountOnce() {
+        let reflinked = map([(257, 7_000, 256), (257, 7_000, 256), (257, 7_000, 256)])
+        #expect(reflinked.exclusiveBytes()[257] == 256 * kib)
+        #expect(reflinked.referencedBytes()[257] == 256 * kib)
+        #expect(reflinked.reclaim(deleting: [257]) == 256 * kib)
+        #expect(reflinked.extentCount == 1)
+    }
+
+    @Test func aCompressedExtentCountsItsOnDiskSize() {
+        // 128 KiB of file data compressed into 12 KiB: the key carries disk_num_bytes.
+        let compressed = map([(258, 9_000, 12)])
+        #expect(compressed.exclusiveBytes()[258] == 12 * kib)
+        #expect(compressed.totalBytes == 12 * kib)
+    }
+
+    @Test func inlineExtentsAreMetadataStatedApart() {
+        var inline = map([(257, 1_000, 4)])
+        inline.addInline(subvolume: 257, bytes: 300)
+        inline.addInline(subvolume: 257, bytes: 200)
+        #expect(inline.exclusiveBytes()[257] == 4 * kib)
+        #expect(inline.inlineBytes[257] == 500)
+        let exact = ExactSizes(map: inline, scan: ExtentScanReport(), nodeSize: 16 * kib)
+        let reclaim = exact.reclaim(deleting: [257])
+        #expect(reclaim.data == 4 * kib)
+        #expect(reclaim.inline == 500)
+        #expect(reclaim.metadataAtLeast == 16 * kib)
+    }
+
+    @Test func holesFreeNothing() {
+        let holes = map([(257, 0, 0), (257, 0, 64), (258, 0, 128)])
+        #expect(holes.extentCount == 0)
+        #expect(holes.reclaim(deleting: [257, 258]) == 0)
+    }
+
+    @Test func theEmptySetFreesNothing() {
+        let some = map([(257, 1_000, 64), (258, 2_000, 64)])
+        #expect(some.reclaim(deleting: []) == 0)
+        #expect(some.reclaimCurve(deleting: []) == [])
+        #expect(ExactSizes(map: some, scan: ExtentScanReport(), nodeSize: 16 * kib).reclaim(deleting: [])
+            == SetReclaim(data: 0, metadataAtLeast: 0, metadataAtMost: 0, inline: 0))
+    }
+
+    @Test func allSnapshotsFreeNothingTheLiveSubvolumeStillReferences() {
+        let live = map([
+            (256, 1_000, 100), (257, 1_000, 100), (258, 1_000, 100), (259, 1_000, 100),
+            (257, 2_000, 30), (258, 2_000, 30),  // overwritten in 256 after 258 was taken
+            (259, 3_000, 5),
+        ])
+        #expect(live.reclaim(deleting: [257, 258, 259]) == 35 * kib)
+        #expect(live.exclusiveBytes().filter { $0.key != 256 }.values.reduce(0, +) == 5 * kib)
+    }
+
+    @Test func theCurveIsTheReclaimOfEachPrefixTogether() {
+        let churn = map([
+            (257, 1_000, 10), (258, 1_000, 10),        // freed once 257 and 258 are gone
+            (257, 2_000, 1), (258, 3_000, 2), (259, 4_000, 4),
+            (257, 5_000, 50), (259, 5_000, 50),        // freed with 257 and 259
+            (256, 6_000, 7), (259, 6_000, 7),          // never: the live one keeps it
+        ])
+        let order: [UInt64] = [257, 258, 259]
+        let curve = churn.reclaimCurve(deleting: order)
+        #expect(curve == (1...3).map { churn.reclaim(deleting: order.prefix($0)) })
+        #expect(curve == [1 * kib, 13 * kib, 67 * kib])
+    }
+
+    @Test func subvolumesMayArriveInAnyOrder() {
+        // Out-of-order inserts split and merge runs; the answers do not change.
+        var shuffled = ExtentMap()
+        for id: UInt64 in [300, 256, 280, 257, 299, 258] { shuffled.addReference(subvolume: id, diskBytenr: 42, diskBytes: kib) }
+        #expect(Set(shuffled.referencers(of: ExtentKey(diskBytenr: 42, diskBytes: kib))) == [256, 257, 258, 280, 299, 300])
+        #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299]) == 0)
+        #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299, 300]) == kib)
+    }
+
+    @Test func unknownIdsAreIgnored() {
+        let some = map([(257, 1_000, 64)])
+        #expect(some.reclaim(deleting: [257, 9_999]) == 64 * kib)
+        #expect(some.reclaimCurve(deleting: [9_999, 257]) == [0, 64 * kib])
+    }
+
+    @Test func curveAgreesWithSetReclaimOnARandomMap() {
+        var generator = SplitMix(seed: 7)
+        var random = ExtentMap(subvolumes: Array(256...300))
+        for extent in 1...2_000 {
+            let first = UInt64(256 + Int(generator.next() % 45))
+            let span = generator.next() % 6
+            for id in first...min(300, first + span) where generator.next() % 5 != 0 {
+                random.addReference(subvolume: id, diskBytenr: UInt64(extent) * 4096, diskBytes: 4096 * (1 + generator.next() % 8))
+            }
+        }
+        let order = Array((256...300).map { UInt64($0) }.reversed())
+        let curve = random.reclaimCurve(deleting: order)
+        for k in [1, 2, 5, 17, 44, 45] { #expect(curve[k - 1] == random.reclaim(deleting: order.prefix(k))) }
+        #expect(curve.last == random.totalBytes)
+    }
+
+    @Test func treeEstimateIsAtLeastTheRootBlock() {
+        #expect(ExactSizes.treeEstimate(leafBytes: 0, nodeSize: 16 * kib) >= 16 * kib)
+        #expect(ExactSizes.treeEstimate(leafBytes: 1_000_000, nodeSize: 16 * kib) > 1_000_000)
+    }
+}
+
+/// A small deterministic generator for the random-map test.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
