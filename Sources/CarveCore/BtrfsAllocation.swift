@@ -71,7 +71,8 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     /// True when a shrink to `size` bytes can relocate everything beyond it: the used
     /// bytes of every block group with an extent beyond `size` (each copy, in whole
     /// 16 MiB steps) fit in half the free room inside groups of the same kind that stay
-    /// plus new chunks in the unallocated space below `size`, with the margin to spare.
+    /// plus new chunks in the unallocated space below `size`, with the margin to spare
+    /// in unallocated space or leftover room.
     /// (Relocation splits data extents, so no single hole has to hold a whole group.)
     /// Only half the room inside groups counts: relocation failed with ENOSPC on a loop
     /// device where the whole room would have been just enough.
@@ -81,7 +82,7 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         guard size > Self.reservedStart else { return false }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
         let step: UInt64 = 16 << 20
-        var needed: UInt64 = 0, moved: UInt64 = 0, rooms: UInt64 = 0
+        var needed: UInt64 = 0, spare: UInt64 = 0
         for kind in [Kind.data, .metadata, .system] {
             let groups = blockGroups.filter { $0.kind == kind }
             var toMove: UInt64 = 0
@@ -91,11 +92,12 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
             let staying = groups.filter { !moving.contains($0.start) }
             let room = staying.reduce(0) { $0 + ($1.length - $1.used) * copies(of: $1) } / 2
             needed += toMove - min(toMove, room)
-            moved += toMove
-            rooms += room
+            spare += room - min(room, toMove)
         }
+        // The margin may come from room left over in any staying chunk: metadata room
+        // is where the relocation's own metadata goes.
         let unallocated = holes(below: size).reduce(0, +)
-        return needed <= unallocated && moved + margin <= unallocated + rooms
+        return needed <= unallocated && needed + margin <= unallocated + spare
     }
 
     /// Lengths of the unallocated runs between the reserved first MiB and `size`;

@@ -1,0 +1,103 @@
+import CarveCore
+import CarveTestSupport
+import Testing
+
+@Suite struct ResizeToolOutputTests {
+    @Test func resize2fsMinimum() throws {
+        let text = "resize2fs 1.47.0 (5-Feb-2023)\nEstimated minimum size of the filesystem: 48213\n"
+        #expect(try ResizeToolOutput.resize2fsMinimumBlocks(text) == 48213)
+    }
+
+    @Test(arguments: ["", "resize2fs 1.47.0\n", "Estimated minimum size of the filesystem: lots\n", "Estimated minimum size of the filesystem:\n"])
+    func resize2fsMalformed(_ text: String) {
+        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.resize2fsMinimumBlocks(text) }
+    }
+
+    @Test func dumpe2fsFields() throws {
+        let text = "Filesystem volume name:   <none>\nBlock count:              256000\nBlock size:               4096\nFree blocks:              1200\n"
+        #expect(try ResizeToolOutput.dumpe2fsField("Block size", in: text) == 4096)
+        #expect(try ResizeToolOutput.dumpe2fsField("Block count", in: text) == 256_000)
+        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.dumpe2fsField("Inode count", in: text) }
+        #expect(throws: ResizeToolOutput.ParseError.self) {
+            try ResizeToolOutput.dumpe2fsField("Block size", in: "Block size:  four\n")
+        }
+    }
+
+    @Test func ntfsresizeMinimum() throws {
+        let text = "ntfsresize v2022.10.3\nYou might resize at 123456789 bytes or 124 MB (freeing 900 MB).\n"
+        #expect(try ResizeToolOutput.ntfsresizeMinimumBytes(text) == 123_456_789)
+        #expect(throws: ResizeToolOutput.ParseError.self) {
+            try ResizeToolOutput.ntfsresizeMinimumBytes("You might resize at many bytes\n")
+        }
+        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.ntfsresizeMinimumBytes("") }
+    }
+
+    @Test func activeSwaps() {
+        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/sda2                               partition\t2097148\t\t0\t\t-2\n/swap\\040file  file  1024  0  -3\n"
+        #expect(ResizeToolOutput.activeSwaps(text) == ["/dev/sda2", "/swap file"])
+        #expect(ResizeToolOutput.activeSwaps("Filename Type Size Used Priority\n").isEmpty)
+    }
+}
+
+@Suite struct ShrinkRuleTests {
+    @Test func theTableSaysWhatEachTypeAllows() {
+        #expect(ShrinkRule.rule(for: "btrfs").ability == .onlineOnly)
+        for type in ["ext2", "ext3", "ext4", "vfat", "ntfs"] { #expect(ShrinkRule.rule(for: type).ability == .offlineOnly) }
+        #expect(ShrinkRule.rule(for: "xfs").ability == .cannotShrink)
+        #expect(ShrinkRule.rule(for: "swap").ability == .recreate)
+        for type in ["crypto_LUKS", "LVM2_member", "zfs_member", nil] { #expect(ShrinkRule.rule(for: type).ability == .unknown) }
+    }
+
+    @Test func everyTypeIsListedOnce() {
+        let types = ShrinkRule.table.flatMap(\.types)
+        #expect(Set(types).count == types.count)
+    }
+}
+
+@Suite struct BtrfsAllocationTests {
+    @Test func nothingBeyondTheTargetFitsAtTheEndOfTheLastChunk() {
+        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [500 * .mib])
+        #expect(allocation.minimum == 1041 * .mib)
+        #expect(allocation.fits(size: 1041 * .mib))
+        #expect(!allocation.fits(size: 1040 * .mib))
+    }
+
+    @Test func aHoleBelowTheTargetTakesTheChunksThatMove() {
+        // Data chunks at 529-1041, 1641-2153 and 2153-2665 MiB, 100 MiB used in each: the
+        // last two (224 MiB in 16 MiB steps) need 18 MiB of the hole beyond half the room
+        // left in the first chunk (206 MiB); the 68 MiB margin fits in the metadata room.
+        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib], holeAfterFirst: 600 * .mib)
+        #expect(allocation.minimum == (1041 + 18) * .mib)
+        #expect(allocation.fits(size: 1059 * .mib))
+        #expect(!allocation.fits(size: 1058 * .mib))
+        #expect(allocation.fits(size: 3 * .gib))
+    }
+
+    @Test func fitsGrowsWithTheSize() {
+        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [300 * .mib, 20 * .mib, 500 * .mib], holeAfterFirst: 200 * .mib)
+        var fitted = false
+        for mebibytes in stride(from: UInt64(200), through: 4096, by: 8) {
+            let fits = allocation.fits(size: mebibytes * .mib)
+            #expect(!(fitted && !fits), "fits at a smaller size but not at \(mebibytes) MiB")
+            fitted = fitted || fits
+        }
+        #expect(allocation.fits(size: allocation.minimum) && !allocation.fits(size: allocation.minimum - .mib))
+    }
+
+    @Test func theKernelRefusesDevicesBelow256MiB() {
+        let allocation = BtrfsAllocation(deviceSize: 300 * .mib, extents: [], blockGroups: [])
+        #expect(!allocation.fits(size: 255 * .mib))
+        #expect(allocation.minimum == 256 * .mib)
+        #expect(allocation.minimumAfterBalance() == 256 * .mib)
+    }
+
+    @Test func afterABalanceDataIsPackedIntoWholeChunks() {
+        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib])
+        // One 512 MiB data chunk, 512 MiB DUP metadata, 16 MiB DUP system, 1 MiB, 64 + 4 MiB margin.
+        #expect(allocation.minimumAfterBalance() == 1109 * .mib)
+        #expect(allocation.minimumAfterBalance(freeingData: 290 * .mib) == 1109 * .mib)
+        let full = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [512 * .mib, 512 * .mib, 100 * .mib])
+        #expect(full.minimumAfterBalance() == (1109 + 1024) * .mib)
+        #expect(full.minimumAfterBalance(freeingData: 200 * .mib) == (1109 + 512) * .mib)
+    }
+}
