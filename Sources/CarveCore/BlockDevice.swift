@@ -106,8 +106,17 @@ public protocol DeviceSource: Sendable {
     /// `fieldsNeedingRoot` for the named devices only (kernel names), so a listing of
     /// some devices does not mention fields missing on others.
     func fieldsNeedingRoot(on names: Set<String>) -> [String]
+    /// The named devices (kernel names) and everything that sits on them, in
+    /// `devices()` order; a source may describe only these, which is cheaper.
+    func devices(under names: [String]) throws -> [BlockDevice]
 }
 
 extension DeviceSource {
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
+
+    public func devices(under names: [String]) throws -> [BlockDevice] {
+        let all = try devices()
+        let wanted = Set(DeviceTree.flattened(DeviceTree.build(all, roots: names)).map(\.name))
+        return all.filter { wanted.contains($0.name) }
+    }
 }

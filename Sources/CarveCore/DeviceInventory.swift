@@ -26,6 +26,11 @@ public struct DeviceInventory: Sendable {
         /// was denied for lack of privileges.
         public var deniedFields: [String: Set<DeviceField>]
 
+        public init(devices: [BlockDevice], deniedFields: [String: Set<DeviceField>] = [:]) {
+            self.devices = devices
+            self.deniedFields = deniedFields
+        }
+
         /// Column names, e.g. ["FSTYPE", "LABEL"], in a fixed order; for the named devices, or all.
         public func fieldsNeedingRoot(on names: Set<String>? = nil) -> [String] {
             var denied = Set<DeviceField>()
@@ -34,23 +39,33 @@ public struct DeviceInventory: Sendable {
         }
     }
 
-    public func collect() throws -> Result {
+    /// Every listed device with its properties and mountpoints; with `names`, only
+    /// those devices (and the disks of partitions among them) are described and returned.
+    public func collect(restrictedTo names: Set<String>? = nil) throws -> Result {
         var devices = try listedDevices()
+        if let names {
+            let wanted = names.union(devices.filter { names.contains($0.name) }.compactMap(\.parent))
+            devices = devices.filter { wanted.contains($0.name) }
+        }
         var denied: [String: Set<DeviceField>] = [:]
-        let byName = Dictionary(devices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // Disks come before their partitions, so a partition's source sees its disk
+        // already merged (its partition table known) and need not probe it again.
+        var merged: [String: BlockDevice] = [:]
         for index in devices.indices {
-            let parent = devices[index].parent.flatMap { byName[$0] }
+            let parent = devices[index].parent.flatMap { merged[$0] }
             var deniedHere = Set<DeviceField>()
             devices[index].properties = mergedProperties(of: devices[index], parent: parent, denied: &deniedHere)
             if !deniedHere.isEmpty { denied[devices[index].name] = deniedHere }
+            merged[devices[index].name] = devices[index]
         }
         DeviceInventory.attachMountpoints(to: &devices, from: try mounts.mounts())
         return Result(devices: devices, deniedFields: denied)
     }
 
-    /// Enumerated devices with their sysfs attributes, without what lsblk hides by
-    /// default: RAM disks (major 1) and loop devices with no file attached.
-    func listedDevices() throws -> [BlockDevice] {
+    /// Enumerated devices with their sysfs attributes only (no property source is
+    /// asked), without what lsblk hides by default: RAM disks (major 1) and loop
+    /// devices with no file attached.
+    public func listedDevices() throws -> [BlockDevice] {
         var devices: [BlockDevice] = []
         for entry in try enumerator.blockDevices() {
             guard let sysfs = try attributes.attributes(of: entry.name) else { continue }
@@ -64,15 +79,20 @@ public struct DeviceInventory: Sendable {
     func mergedProperties(of device: BlockDevice, parent: BlockDevice?, denied: inout Set<DeviceField>) -> DeviceProperties {
         var known = DeviceProperties()
         var deniedHere = Set<DeviceField>()
+        var hadRecord = false
         for source in propertySources {
             let wanted = source.fields.filter { !$0.isKnown(in: known) }
             guard !wanted.isEmpty else { continue }
             do {
                 if let found = try source.properties(of: device, parent: parent) {
                     known = known.filling(from: found)
+                    hadRecord = true
                 }
             } catch let error as any ReportableError where error.exitStatus == .needsRoot {
-                deniedHere.formUnion(wanted)
+                // Where an earlier source had a record (udev's), what it lacks is most
+                // likely absent from the device too: only a device no source could
+                // describe is reported as needing root.
+                if !hadRecord { deniedHere.formUnion(wanted) }
             } catch {
                 // A device that cannot be probed (no medium, I/O error) is listed
                 // with what the other sources know, as lsblk lists it.

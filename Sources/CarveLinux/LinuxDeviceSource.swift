@@ -17,15 +17,27 @@ public struct LinuxDeviceSource: DeviceSource {
         )
     }
 
-    public func devices() throws -> [BlockDevice] { try cache.result(of: inventory).devices }
+    public func devices() throws -> [BlockDevice] { try cache.all(of: inventory).devices }
 
-    public var fieldsNeedingRoot: [String] { cache.stored?.fieldsNeedingRoot() ?? [] }
+    public var fieldsNeedingRoot: [String] { cache.fieldsNeedingRoot(on: nil) }
 
-    public func fieldsNeedingRoot(on names: Set<String>) -> [String] { cache.stored?.fieldsNeedingRoot(on: names) ?? [] }
+    public func fieldsNeedingRoot(on names: Set<String>) -> [String] { cache.fieldsNeedingRoot(on: names) }
+
+    /// Probes only the named devices and what sits on them, not the whole machine.
+    public func devices(under names: [String]) throws -> [BlockDevice] {
+        let listed = try inventory.listedDevices()
+        let subtree = Set(DeviceTree.flattened(DeviceTree.build(listed, roots: names)).map(\.name))
+        let result = try cache.remember(inventory.collect(restrictedTo: subtree))
+        return result.devices.filter { subtree.contains($0.name) }
+    }
 
     public func device(at path: String) throws -> BlockDevice {
         let number = try LinuxDeviceSource.blockDeviceNumber(at: path)
-        guard let device = try devices().first(where: { $0.number == number }) else {
+        guard let listed = try inventory.listedDevices().first(where: { $0.number == number }) else {
+            throw DevicePathError.notListed(path)
+        }
+        let result = try cache.remember(inventory.collect(restrictedTo: [listed.name]))
+        guard let device = result.devices.first(where: { $0.name == listed.name }) else {
             throw DevicePathError.notListed(path)
         }
         return device
@@ -54,26 +66,34 @@ public struct LinuxDeviceSource: DeviceSource {
     }
 }
 
-/// One inventory per source: `device(at:)` after `devices()` costs no second probe,
-/// and `fieldsNeedingRoot` reports what the collection found.
+/// What this source has collected: the whole inventory once `devices()` ran, and
+/// the fields each described device lacked for want of privileges.
 private final class InventoryCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var storedResult: DeviceInventory.Result?
+    private var full: DeviceInventory.Result?
+    private var denied: [String: Set<DeviceField>] = [:]
 
-    func result(of inventory: DeviceInventory) throws -> DeviceInventory.Result {
+    func all(of inventory: DeviceInventory) throws -> DeviceInventory.Result {
         lock.lock()
         defer { lock.unlock() }
-        if let storedResult { return storedResult }
+        if let full { return full }
         let result = try inventory.collect()
-        storedResult = result
+        full = result
+        denied.merge(result.deniedFields) { $1 }
         return result
     }
 
-    /// The collected inventory, nil before the first `result(of:)`.
-    var stored: DeviceInventory.Result? {
+    func remember(_ result: DeviceInventory.Result) -> DeviceInventory.Result {
         lock.lock()
         defer { lock.unlock() }
-        return storedResult
+        denied.merge(result.deniedFields) { $1 }
+        return result
+    }
+
+    func fieldsNeedingRoot(on names: Set<String>?) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return DeviceInventory.Result(devices: [], deniedFields: denied).fieldsNeedingRoot(on: names)
     }
 }
 

@@ -37,6 +37,17 @@ private final class TableSource: DevicePropertySource, @unchecked Sendable {
     }
 }
 
+/// Records the partition table type of the parent each partition is asked with.
+private final class ParentSpy: DevicePropertySource, @unchecked Sendable {
+    let name = "spy"
+    let fields = Set(DeviceField.allCases)
+    private(set) var seen: [String: String] = [:]
+    func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties? {
+        if let parent { seen[device.name] = parent.properties.ptType ?? "nil" }
+        return nil
+    }
+}
+
 private func sysfs(_ major: UInt32, _ minor: UInt32, size: UInt64 = 1 << 30, parent: String? = nil, start: UInt64? = nil,
                    holders: [String] = [], slaves: [String] = [], backed: Bool = false) -> SysfsDevice {
     SysfsDevice(number: DeviceNumber(major: major, minor: minor), size: size, parent: parent, start: start,
@@ -86,18 +97,35 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(blkid.asked.isEmpty)
     }
 
+    @Test func restrictedCollectionAsksSourcesOnlyAboutTheNamedDevicesAndTheirDisks() throws {
+        var attributes = disk
+        attributes["loop0"] = sysfs(7, 0)
+        let blkid = TableSource("blkid", ["sda": DeviceProperties(ptType: "gpt")])
+        let result = try inventory(["sda", "sda1", "sda2", "loop0"], attributes, [blkid]).collect(restrictedTo: ["sda2"])
+        #expect(result.devices.map(\.name) == ["sda", "sda2"])
+        #expect(blkid.asked == ["sda", "sda2"])
+    }
+
     @Test func partitionsAreProbedWithTheirDisk() throws {
         let blkid = TableSource("blkid")
         _ = try inventory(["sda1", "sda"], disk, [blkid]).collect()
         #expect(blkid.parents == ["sda1": "sda"])
     }
 
-    @Test func deniedSourceReportsOnlyTheFieldsStillMissing() throws {
+    @Test func deniedSourceIsReportedOnlyWhereNoEarlierSourceHadARecord() throws {
         let udev = TableSource("udev", ["sda1": DeviceProperties(fsType: "ext4")])
         let blkid = TableSource("blkid", fields: [.fsType, .label, .uuid], failing: NeedsRootError("probing"))
         let result = try inventory(["sda", "sda1"], disk, [udev, blkid]).collect()
-        #expect(result.fieldsNeedingRoot(on: ["sda1"]) == ["UUID", "LABEL"])
+        #expect(result.fieldsNeedingRoot(on: ["sda1"]).isEmpty, "udev described sda1")
+        #expect(result.fieldsNeedingRoot(on: ["sda"]) == ["FSTYPE", "UUID", "LABEL"])
         #expect(result.fieldsNeedingRoot() == ["FSTYPE", "UUID", "LABEL"])
+    }
+
+    @Test func partitionsSeeTheirDiskAlreadyMerged() throws {
+        let udev = TableSource("udev", ["sda": DeviceProperties(ptType: "gpt", ptUUID: "pt-1")])
+        let spy = ParentSpy()
+        _ = try inventory(["sda1", "sda"], disk, [udev, spy]).collect()
+        #expect(spy.seen == ["sda1": "gpt"])
     }
 
     @Test func aPermissionSystemCallErrorCountsAsNeedingRoot() throws {

@@ -34,6 +34,10 @@ import Testing
         #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == ["sda2", "└─dm-0", "loop0"])
     }
 
+    @Test func devicesUnderNamesAreTheSubtreesInListingOrder() throws {
+        #expect(try source.devices(under: ["sda2", "sdc"]).map(\.name) == ["sda2", "sdc", "dm-0", "md0"])
+    }
+
     @Test func flatListShowsAStackedDeviceOnce() throws {
         let names = DeviceTree.flattened(DeviceTree.build(try source.devices())).map(\.name)
         #expect(names == ["sda", "sda1", "sda2", "dm-0", "sdb", "md0", "sdc", "loop0"])

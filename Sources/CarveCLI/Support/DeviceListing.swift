@@ -4,8 +4,9 @@ import CarveCore
 enum DeviceListing {
     static func forest(of source: any DeviceSource, paths: [String]) throws -> [DeviceTreeNode] {
         // Every named path is checked before anything is printed.
+        guard !paths.isEmpty else { return DeviceTree.build(try source.devices()) }
         let named = try paths.map { try source.device(at: $0).name }
-        return DeviceTree.build(try source.devices(), roots: paths.isEmpty ? nil : named)
+        return DeviceTree.build(try source.devices(under: named), roots: named)
     }
 
     /// The stderr line saying which shown columns stayed empty because a device could

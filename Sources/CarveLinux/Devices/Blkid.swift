@@ -82,9 +82,13 @@ public struct BlkidPropertySource: DevicePropertySource {
         return found
     }
 
-    /// The partition table type and identifier of a partition's disk.
+    /// The partition table type and identifier of a partition's disk: as the
+    /// inventory already knows them, else probed on the disk.
     private func tableOfParent(_ parent: BlockDevice?) throws -> DeviceProperties? {
         guard let parent, parent.size > 0 else { return nil }
+        if parent.properties.ptType != nil, parent.properties.ptUUID != nil {
+            return DeviceProperties(ptType: parent.properties.ptType, ptUUID: parent.properties.ptUUID)
+        }
         let probe = try BlkidProbe(path: parent.path)
         try probe.enableContentProbing(superblocks: false)
         guard try probe.safeProbe() else { return nil }
