@@ -1,3 +1,4 @@
+import CarveCLI
 import CarveCore
 import CarveLinux
 import CarveTestSupport
@@ -15,6 +16,16 @@ enum CheckHarness {
             mounts: ProcMountTable(), snapshots: snapshots
         )
         return try Check.run(device: path, operation: operation, in: environment)
+    }
+
+    /// Runs carve in-process on the real machine, as a script would, capturing its output.
+    static func carve(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+        Udevd.settle()
+        let sink = CapturingSink()
+        var services = Services.system()
+        services.output = sink
+        let status = Services.$current.withValue(services) { CarveMain.run(arguments) }
+        return (status, sink.text.stdout, sink.text.stderr)
     }
 
     /// Writes `count` files of `mebibytes` random MiB each under `directory`, named `prefix0`...
@@ -131,4 +142,11 @@ struct ReferenceSnapshotBackend: SnapshotBackend {
         }
         return SubvolumeListing(filesystem: filesystem, subvolumes: snapshots, sizes: exclusive.isEmpty ? .none : .quota)
     }
+}
+
+/// An output sink that keeps what carve writes.
+final class CapturingSink: OutputSink {
+    let text = CapturedText()
+    func write(_ text: String) { self.text.appendOut(text) }
+    func writeError(_ text: String) { self.text.appendErr(text) }
 }

@@ -110,9 +110,10 @@ struct CheckValidationTests {
         }
     }
 
-    /// The seed's story: a new partition does not fit because snapshots pin deleted
-    /// data; the named remedy frees it; then it fits, and the shrink and the new
-    /// partition are made on the test image without error.
+    /// The seed's story, with carve itself: `carve check` says a new partition does not
+    /// fit because a snapshot pins deleted data and prints the command; that command
+    /// frees it; `carve check` then says it fits; the shrink and the new partition are
+    /// then made on the test image without error.
     @Test func snapshotsPinningDeletedDataBlockANewPartitionUntilRemoved() throws {
         try withLoopDisk(size: "1600M", sfdisk: "label: gpt\n,,L\n") { disk in
             let part = disk.partition(1)
@@ -125,32 +126,36 @@ struct CheckValidationTests {
             try CheckHarness.writeFiles(mountpoint, count: 10, mebibytes: 10, prefix: "new")
             try Shell.check(["btrfs", "subvolume", "snapshot", "-r", mountpoint, mountpoint + "/snap-2"])
             try Shell.check(["btrfs", "quota", "rescan", "-w", mountpoint])
-            let snapshots = ReferenceSnapshotBackend(mountpoint: mountpoint, device: part)
+            // The real backend's sizes agree with the reference tools' on what pins the space.
+            let reference = ReferenceSnapshotBackend(mountpoint: mountpoint, device: part)
 
-            let size = try #require(try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: snapshots).currentSize)
-            let probe = try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: snapshots)
+            let probe = try CheckHarness.check(part, .shrinkTo(1 << 30))
+            let size = try #require(probe.currentSize)
             let minimum = try #require(probe.minimumSize), without = try #require(probe.minimumSizeWithoutSnapshots)
             #expect(without < minimum)
+            #expect(try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: reference).minimumSizeWithoutSnapshots == without)
             // A new partition that leaves the btrfs partition between the two minima.
-            let keep = (minimum + without) / 2
-            let wanted = (size - keep) / Self.mebibyte * Self.mebibyte
-            let blocked = try CheckHarness.check(disk.device, .newPartition(wanted), snapshots: snapshots)
-            #expect(blocked.verdict == .doesNotFit)
-            let pinned = try #require(blocked.blockers.first { $0.kind == .snapshots }, "\(blocked.blockers) \(blocked.notes)")
-            #expect(pinned.detail.contains("snap-1") && !pinned.detail.contains("snap-2"))
-            #expect(blocked.remedies.contains { $0.command.hasPrefix("carve snapshots thin \(mountpoint) --free ") })
+            let wanted = (size - (minimum + without) / 2) / Self.mebibyte * Self.mebibyte
+            let arguments = ["check", disk.device, "--new-partition", String(wanted)]
 
-            // The remedy: delete exactly the named snapshots, wait for the cleaner, repack.
-            let delete = try #require(blocked.remedies.first { $0.command.hasPrefix("carve snapshots delete --wait ") })
-            for path in delete.command.split(separator: " ").dropFirst(4) {
-                try Shell.check(["btrfs", "subvolume", "delete", "--commit-after", String(path)])
-            }
-            try Shell.check(["btrfs", "subvolume", "sync", mountpoint])
-            let balance = try #require(blocked.remedies.first { $0.command.hasPrefix("btrfs balance start") })
-            try Shell.check(["sh", "-c", balance.command])
+            let blocked = CheckHarness.carve(arguments)
+            #expect(blocked.status == 3, "\(blocked.stdout)\(blocked.stderr)")
+            #expect(blocked.stdout.contains("snapshots (450M): 1 snapshot(s) pin 450M the shrink needs: \(mountpoint)/snap-1"))
+            #expect(blocked.stdout.contains("carve snapshots thin \(mountpoint) --free "))
 
-            let fits = try CheckHarness.check(disk.device, .newPartition(wanted), snapshots: snapshots)
+            // The printed remedy, run as printed (with --yes: no terminal here), then the balance.
+            let lines = blocked.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let delete = try #require(lines.first { $0.hasPrefix("carve snapshots delete ") })
+            let deleted = CheckHarness.carve(Array(delete.split(separator: " ").dropFirst().map(String.init)) + ["--yes"])
+            #expect(deleted.status == 0, "\(deleted.stdout)\(deleted.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: mountpoint + "/snap-1"))
+            #expect(FileManager.default.fileExists(atPath: mountpoint + "/snap-2"))
+            let balance = try #require(lines.first { $0.hasPrefix("btrfs balance start") })
+            try Shell.check(["sh", "-c", balance])
+
+            let fits = try CheckHarness.check(disk.device, .newPartition(wanted))
             #expect(fits.verdict == .fits, "\(fits.blockers) \(fits.notes)")
+            #expect(CheckHarness.carve(arguments).status == 0)
             let shrunk = try #require(fits.shrunkPartition), new = try #require(fits.newPartition)
             #expect(try CheckHarness.btrfsResize(mountpoint, to: shrunk.range.bytes), "btrfs refused the size carve said fits")
             try CheckHarness.resizePartition(disk, number: 1, sectors: shrunk.range.sectors)
