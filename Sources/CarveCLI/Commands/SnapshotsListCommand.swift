@@ -83,14 +83,9 @@ struct SnapshotsListCommand: ParsableCommand {
         out.write("{\n   \"snapshots\": [\n")
         var chunk = ""
         for (index, row) in rows.enumerated() {
-            // Rendered alone, then indented two levels: strings hold no raw newlines, so lines are safe to indent.
-            let object = SnapshotColumns.snapshotJSON(row, columns: columns).rendered()
-            for line in object.split(separator: "\n", omittingEmptySubsequences: false) {
-                chunk += "      "
-                chunk += line
-                chunk += "\n"
-            }
-            if index < rows.count - 1 { chunk.removeLast(); chunk += ",\n" }
+            chunk += "      "
+            chunk += SnapshotColumns.snapshotJSON(row, columns: columns).rendered(level: 2)
+            chunk += index < rows.count - 1 ? ",\n" : "\n"
             if chunk.utf8.count > 1 << 16 { out.write(chunk); chunk = "" }
         }
         out.write(chunk + "   ]\n}\n")

@@ -26,6 +26,14 @@ public indirect enum JSONValue: Sendable, Equatable {
         return out
     }
 
+    /// Rendered as an element nested `level` deep (its first line unindented), so a long
+    /// array can be written one element at a time.
+    public func rendered(indent: Int = 3, level: Int) -> String {
+        var out = ""
+        write(to: &out, level: level, indent: indent)
+        return out
+    }
+
     private func write(to out: inout String, level: Int, indent: Int) {
         let pad = String(repeating: " ", count: (level + 1) * indent)
         let closePad = String(repeating: " ", count: level * indent)

@@ -23,11 +23,14 @@ final class DirectoryHandle {
 func uuidString<T>(_ bytes: T) -> String? {
     withUnsafeBytes(of: bytes) { raw -> String? in
         guard raw.count >= 16, raw.prefix(16).contains(where: { $0 != 0 }) else { return nil }
-        var text = ""
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
         for (index, byte) in raw.prefix(16).enumerated() {
-            if [4, 6, 8, 10].contains(index) { text += "-" }
-            text += String(byte >> 4, radix: 16) + String(byte & 0xf, radix: 16)
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xf)])
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 }
