@@ -85,35 +85,54 @@ struct SnapshotsDeleteIntegrationTests {
     }
 
     @Test func twoConcurrentDeletesOneGets75() throws {
-        try withDeletionDisk(quotas: true) { disk in
-            // With quotas on each deletion costs a commit's worth of accounting: the first run lasts.
-            for index in 1...60 { try disk.snapshot("s\(index)", mebibytes: index % 4 == 0 ? 1 : 0) }
+        try withDeletionDisk { disk in
+            for index in 1...100 { try disk.snapshot("s\(index)") }
             let first = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait"])
-            defer { if first.isRunning { first.terminate() }; first.waitUntilExit() }
+            defer { kill(first.processIdentifier, SIGCONT); first.waitUntilExit() }
             let holder = "\(first.processIdentifier)"
-            #expect(disk.waitFor(10) {
+            // Freeze the first run once it holds the lock, so the second surely meets it.
+            let locked = disk.waitFor(10) {
                 (try? String(contentsOfFile: disk.lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == holder
-            })
+            }
+            kill(first.processIdentifier, SIGSTOP)
+            #expect(locked && first.isRunning, "the first run ended before the second started: the test proves nothing")
             let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
-            #expect(first.isRunning, "the first run ended before the second started: the test proves nothing")
             #expect(second.status == 75, "\(second.stderr)")
-            #expect(second.stderr.contains("pid \(holder)"))
+            #expect(second.stderr == "carve: another carve (pid \(holder)) holds \(disk.lockFile): it is deleting snapshots; nothing deleted (--lock-timeout SECONDS waits for it)\n")
+            let waiting = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--lock-timeout", "30"])
+            usleep(300_000)
+            kill(first.processIdentifier, SIGCONT)
             first.waitUntilExit()
+            waiting.waitUntilExit()
             #expect(first.terminationStatus == 0)
+            #expect(waiting.terminationStatus == 0, "--lock-timeout waits for the first run to end")
             #expect(try disk.subvolumes() == ["data"])
         }
     }
 
     @Test func aRunKilledHalfWayIsCompletedByTheNextRun() throws {
         try withDeletionDisk(quotas: true) { disk in
-            for index in 1...80 { try disk.snapshot("s\(index)", mebibytes: index % 4 == 0 ? 1 : 0) }
-            let run = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
-            let started = disk.waitFor(20) { ((try? disk.subvolumes().count) ?? 81) < 75 }
+            for index in 1...300 { try disk.snapshot("s\(index)", mebibytes: index % 50 == 0 ? 1 : 0) }
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: CarveBinary.path)
+            run.arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"]
+            run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": disk.lockFile]) { $1 }
+            let stderr = Pipe()
+            run.standardError = stderr
+            run.standardOutput = FileHandle.nullDevice
+            try run.run()
+            // SIGKILL as soon as the audit trail shows five deletions: in the middle of the run.
+            var seen = ""
+            while seen.components(separatedBy: "carve: deleted snapshot").count <= 5 {
+                let chunk = stderr.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
             kill(run.processIdentifier, SIGKILL)
             run.waitUntilExit()
-            #expect(started)
+            #expect(run.terminationReason == .uncaughtSignal, "the run ended before it was killed")
             let left = try disk.subvolumes().count
-            #expect(left > 1, "the run finished before it was killed")
+            #expect(left > 1 && left < 301, "\(left) subvolumes left")
             let again = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(DeletionDisk.ids(try DeletionDisk.json(again)["deleted"]).count == left - 1)

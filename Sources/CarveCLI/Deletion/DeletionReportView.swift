@@ -27,9 +27,10 @@ struct DeletionReportView {
             out += "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)):\n"
             var table = TextTable(headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
                                   rightAligned: [true, false, false, true, false, true])
+            let formatter = Self.dateFormatter()
             table.rows = plan.toDelete.map { snapshot in
                 let subvolume = snapshot.subvolume
-                return ["\(subvolume.id)", Self.date(subvolume.created), subvolume.metadata.manager.rawValue,
+                return ["\(subvolume.id)", formatter.string(from: subvolume.created), subvolume.metadata.manager.rawValue,
                         Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
                         subvolume.exclusive.map(ByteSize.format) ?? "-"]
             }
@@ -76,11 +77,13 @@ struct DeletionReportView {
         return metadata.name ?? "-"
     }
 
-    static func date(_ date: Date) -> String {
+    /// Local time as the list table shows it; one formatter per table, they are costly.
+    static func dateFormatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = Services.current.clock.timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+        return formatter
     }
 
     // MARK: JSON

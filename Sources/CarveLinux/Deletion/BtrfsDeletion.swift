@@ -81,7 +81,7 @@ extension BtrfsSnapshotBackend {
     /// Every mount of this subvolume, as `-o subvol=` or a bind mount of a path in it,
     /// found by the filesystem's device number and the subvolid mount option.
     private func mountpoints(of id: UInt64, on filesystem: BtrfsFilesystem) throws -> [String] {
-        let mounts = try ProcMountTable().mounts().filter { $0.fsType == "btrfs" }
+        let mounts = try MountTableWatcher.shared.mounts().filter { $0.fsType == "btrfs" }
         let ours = Set(filesystem.mounts.map(\.mountpoint))
         let numbers = Set(mounts.filter { ours.contains($0.mountpoint) }.map(\.number))
         return mounts.filter { numbers.contains($0.number) && $0.superOption("subvolid") == String(id) }.map(\.mountpoint)
