@@ -13,6 +13,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         /// Otherwise why quota sizes are unknown, e.g. "quotas are off on /mnt".
         public var quotaProblem: String?
         public var warnings: [String]
+        /// What `--sizes exact` finds (an extent map); nil: the fake cannot scan.
+        public var exact: ExactSizes? = nil
         public init(filesystem: BtrfsFilesystem, subvolumes: [Subvolume], quotaProblem: String? = nil, warnings: [String] = []) {
             self.filesystem = filesystem; self.subvolumes = subvolumes
             self.quotaProblem = quotaProblem; self.warnings = warnings
@@ -81,7 +83,12 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         var subvolumes = fake.subvolumes
         var note: String?
         var mode = sizes
-        if sizes == .exact { throw RuntimeError("exact sizes are not implemented yet") }
+        if sizes == .exact {
+            guard let exact = fake.exact else { throw RuntimeError("exact sizes are not implemented yet") }
+            var listing = SubvolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
+            listing.attach(exact)
+            return listing
+        }
         if sizes == .none || fake.quotaProblem != nil {
             note = sizes == .none ? nil : fake.quotaProblem
             mode = .none

@@ -127,7 +127,6 @@ import Testing
         (["--match", "[abc"], "carve: invalid pattern '[abc'"),
         (["--output", "ID,BOGUS"], "carve: unknown column 'BOGUS' for --output"),
         (["--sort", "size"], "carve: cannot sort by 'size'"),
-        (["--sizes", "exact"], "carve: --sizes exact is not implemented yet"),
         (["--sizes", "guess"], "carve: "),
         (["--after", "2026-11-01", "--before", "2026-10-01"], "carve: --after 2026-11-01 is not earlier than --before 2026-10-01"),
     ])

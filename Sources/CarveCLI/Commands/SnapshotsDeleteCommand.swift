@@ -30,8 +30,9 @@ struct SnapshotsDeleteCommand: ParsableCommand {
 
     func run() throws {
         let flow = try DeletionFlow(options: deletion)
-        let request = try DeleteRequest(
+        var request = try DeleteRequest(
             names: snapshots, ids: ids, filesystems: filesystems, selection: selection.selection())
+        request.sizes = deletion.sizes
         try flow.run {
             try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
         }

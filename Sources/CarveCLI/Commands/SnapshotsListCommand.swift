@@ -24,7 +24,8 @@ struct SnapshotsListCommand: ParsableCommand {
     @OptionGroup(title: "Selection")
     var selection: SelectionOptions
 
-    @Option(help: ArgumentHelp("How to find sizes: none or quota (exact is not available yet).", valueName: "mode"))
+    @Option(help: ArgumentHelp(
+        "How to find sizes: none, quota (default) or exact (reads every subvolume's extents; root).", valueName: "mode"))
     var sizes: SizeMode?
 
     @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
@@ -58,28 +59,33 @@ struct SnapshotsListCommand: ParsableCommand {
 
         var rows: [SnapshotRow] = []
         var exclusiveKnown = true
+        var exact = ExactTotals()
         for filesystem in try filesystems(services.snapshots) {
-            let listing = try services.snapshots.subvolumes(of: filesystem, sizes: mode)
+            let listing = try ScanProgressLine.around(services) { try services.snapshots.subvolumes(of: filesystem, sizes: mode) }
+            if let scanned = listing.exact { out.note("\(filesystem.mountpoint): \(scanned.summary)") }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }
             let selected = select(criteria, in: listing, now: services.clock.now)
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { $0.exclusive != nil }
+            exact.add(listing, selected: selected)
             rows += SnapshotRow.rows(selected, of: listing, timeZone: services.clock.timeZone)
         }
         rows.sort(by: sortColumn)
 
         if json {
-            writeJSON(rows, columns: output == nil ? SnapshotColumns.all : chosen, to: out)
+            writeJSON(rows, columns: output == nil ? SnapshotColumns.all : chosen, to: out, exact: exact.isEmpty ? nil : exact)
         } else if !rows.isEmpty {
             out.write(TextTable(columns: chosen, rows: rows, bytes: bytes).rendered())
         }
-        out.note(summary(rows, exclusiveKnown: exclusiveKnown))
+        out.note(summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))
     }
 
     /// `{"snapshots": [...]}`, written one snapshot at a time: ten thousand snapshots
     /// never sit in memory as one document.
-    func writeJSON(_ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink) {
-        guard !rows.isEmpty else { return out.line(JSONValue.object([("snapshots", .array([]))]).rendered()) }
+    func writeJSON(_ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink, exact: ExactTotals? = nil) {
+        guard !rows.isEmpty else {
+            return out.line(JSONValue.object([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
+        }
         out.write("{\n   \"snapshots\": [\n")
         var chunk = ""
         for (index, row) in rows.enumerated() {
@@ -88,13 +94,13 @@ struct SnapshotsListCommand: ParsableCommand {
             chunk += index < rows.count - 1 ? ",\n" : "\n"
             if chunk.utf8.count > 1 << 16 { out.write(chunk); chunk = "" }
         }
-        out.write(chunk + "   ]\n}\n")
+        out.write(chunk + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
     func sizeMode(_ services: Services) throws -> SizeMode {
         switch sizes {
-        case .exact?:
-            throw UsageError("--sizes exact is not implemented yet: use --sizes quota (needs quotas on) or --sizes none")
+        case .exact? where !services.isRoot:
+            throw NeedsRootError("reading exact sizes (--sizes exact)")
         case .quota? where !services.isRoot:
             throw NeedsRootError("reading quota sizes (--sizes quota)")
         case let mode?: return mode

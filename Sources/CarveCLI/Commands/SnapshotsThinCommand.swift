@@ -33,8 +33,9 @@ struct SnapshotsThinCommand: ParsableCommand {
         guard let order = ThinOrder(rawValue: order) else {
             throw UsageError("invalid order '\(self.order)' for --order (known: oldest, largest)")
         }
-        let request = try ThinRequest(
+        var request = try ThinRequest(
             path: path, free: free, selection: selection.selection(), order: order, bestEffort: bestEffort)
+        request.sizes = deletion.sizes
         try flow.run { try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now) }
     }
 }

@@ -24,7 +24,7 @@ struct DeletionFlow {
     func run(planning: () throws -> DeletionPlan) throws {
         let holder = options.dryRun ? nil : try deletion.lock.acquire(timeout: options.lockTimeout)
         defer { holder?.release() }
-        let plan = try planning()
+        let plan = try ScanProgressLine.around(services) { try planning() }
         for note in plan.notes { output.note(note) }
         var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
         if options.dryRun || plan.toDelete.isEmpty { return try finish(view) }

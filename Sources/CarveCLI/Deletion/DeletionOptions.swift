@@ -30,6 +30,11 @@ struct DeletionOptions: ParsableArguments {
     @Flag(help: "Print the result as JSON on stdout.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "How to estimate what comes back: quota (default, needs quotas on) or exact (reads every subvolume's extents).",
+        valueName: "mode"))
+    var sizes: SizeMode = .quota
+
     var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant) }
 
     /// Checked in run(), after the root check, so that errors keep their exit codes.

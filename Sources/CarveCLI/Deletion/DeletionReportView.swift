@@ -15,7 +15,7 @@ struct DeletionReportView {
     var deleted: [PlannedSnapshot] { report.map { $0.done.map(\.snapshot) } ?? (dryRun ? plan.toDelete : []) }
 
     /// The estimate for what is gone: a lower bound from quota exclusive bytes.
-    var estimatedReclaim: UInt64? { DeletionPlan.exclusiveSum(deleted) }
+    var estimatedReclaim: UInt64? { plan.exactReclaim(of: deleted) ?? DeletionPlan.exclusiveSum(deleted) }
 
     // MARK: text
 

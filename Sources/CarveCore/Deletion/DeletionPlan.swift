@@ -13,8 +13,9 @@ public struct DeletionPlan: Sendable {
     public var protected: [ProtectedSnapshot]
     /// Notes for stderr, e.g. why sizes are unknown.
     public var notes: [String]
-    /// With `--sizes exact`: the data bytes deleting `toDelete` together frees, exactly.
-    public var exactReclaim: UInt64? = nil
+    /// With `--sizes exact`: each scanned filesystem's extent map by UUID, so that
+    /// what any part of the plan frees together is known exactly.
+    public var exactSizes: [String: ExactSizes] = [:]
 
     public init(toDelete: [PlannedSnapshot], protected: [ProtectedSnapshot] = [], notes: [String] = []) {
         self.toDelete = toDelete; self.protected = protected; self.notes = notes
@@ -47,7 +48,7 @@ public struct DeletionPlan: Sendable {
     /// The least space the deletion frees, from quota exclusive bytes; nil when a size is unknown.
     /// A lower bound: blocks shared only among the deleted snapshots count in no one's
     /// exclusive bytes, yet come back too.
-    public var estimatedReclaim: UInt64? { exactReclaim ?? Self.exclusiveSum(toDelete) }
+    public var estimatedReclaim: UInt64? { exactReclaim(of: toDelete) ?? Self.exclusiveSum(toDelete) }
 
     /// Protected snapshots the user named: each one counts as not done.
     public var namedProtectedCount: Int { protected.filter(\.snapshot.named).count }

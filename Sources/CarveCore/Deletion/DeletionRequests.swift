@@ -51,7 +51,7 @@ public struct DeleteRequest: Sendable {
         }
         var plan = DeletionPlan.make(
             selected: selected, rules: rules, notes: Scope.notes(listings, for: selected) + DeletionPlan.exactNotes(listings))
-        plan.exactReclaim = DeletionPlan.exactReclaim(of: plan.toDelete, listings: listings)
+        plan.exactSizes = DeletionPlan.exactSizes(listings)
         return plan
     }
 }
@@ -86,12 +86,13 @@ public struct ThinRequest: Sendable {
         let chosen = try listing.exact.map { try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0) }
             ?? planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
         var notes = listing.warnings.map { "warning: \($0)" } + DeletionPlan.exactNotes([listing])
-        let everything = DeletionPlan.exactReclaim(of: allowed.toDelete, listings: [listing]) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
+        var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
+        plan.exactSizes = DeletionPlan.exactSizes([listing])
+        let everything = plan.exactReclaim(of: allowed.toDelete) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
         if everything.map({ $0 < target }) == true {
             notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
         }
-        var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
-        plan.exactReclaim = DeletionPlan.exactReclaim(of: chosen, listings: [listing])
+        plan.notes = notes
         return plan
     }
 }

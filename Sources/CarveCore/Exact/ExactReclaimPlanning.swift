@@ -21,13 +21,21 @@ extension ThinPlanner {
 extension DeletionPlan {
     /// Exact data bytes that deleting `snapshots` together frees, summed over their
     /// filesystems; nil unless every filesystem involved was scanned for exact sizes.
-    public static func exactReclaim(of snapshots: [PlannedSnapshot], listings: [SubvolumeListing]) -> UInt64? {
+    public func exactReclaim(of snapshots: [PlannedSnapshot]) -> UInt64? {
+        guard !exactSizes.isEmpty else { return nil }
         var total: UInt64 = 0
         for uuid in Set(snapshots.map(\.filesystem.uuid)) {
-            guard let exact = listings.first(where: { $0.filesystem.uuid == uuid })?.exact else { return nil }
+            guard let exact = exactSizes[uuid] else { return nil }
             total += exact.reclaim(deleting: snapshots.filter { $0.filesystem.uuid == uuid }.map(\.subvolume.id)).data
         }
         return total
+    }
+
+    /// The extent maps of the listings scanned for exact sizes, by filesystem UUID.
+    public static func exactSizes(_ listings: [SubvolumeListing]) -> [String: ExactSizes] {
+        var maps: [String: ExactSizes] = [:]
+        for listing in listings { if let exact = listing.exact { maps[listing.filesystem.uuid] = exact } }
+        return maps
     }
 
     /// The scan summaries of the listings that have exact sizes, for stderr.

@@ -38,7 +38,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     }
 
     public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
-        if sizes == .exact { throw UsageError("--sizes exact is not implemented yet: use --sizes quota or none") }
+        if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         var warnings: [String] = []
         var found = try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
         let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
@@ -56,6 +56,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         var listing = SubvolumeListing(
             filesystem: filesystem, subvolumes: classified.subvolumes, sizes: .none, warnings: warnings + classified.warnings)
         if sizes == .quota { try attachQuotaSizes(to: &listing) }
+        if sizes == .exact { try attachExactSizes(to: &listing) }
         return listing
     }
 
