@@ -78,6 +78,11 @@ public struct BlockDevice: Sendable, Hashable, Codable {
     public var properties: DeviceProperties
     /// Where the device is mounted, in mount-table order; empty when not mounted.
     public var mountpoints: [String]
+    /// For a device-mapper device: its name (sysfs `dm/name`), which lsblk shows as NAME
+    /// and under /dev/mapper; nil otherwise.
+    public var mapperName: String? = nil
+    /// The name lsblk's NAME column shows: the mapper name of a dm device, else the kernel name.
+    public var displayName: String { mapperName ?? name }
 
     public init(
         name: String, path: String? = nil, kind: DeviceKind, number: DeviceNumber, size: UInt64,

@@ -41,8 +41,9 @@ public struct DeviceInventory: Sendable {
 
     /// Every listed device with its properties and mountpoints; with `names`, only
     /// those devices (and the disks of partitions among them) are described and returned.
-    public func collect(restrictedTo names: Set<String>? = nil) throws -> Result {
-        var devices = try listedDevices()
+    /// `listed` is `listedDevices()` when the caller has it already.
+    public func collect(restrictedTo names: Set<String>? = nil, listed: [BlockDevice]? = nil) throws -> Result {
+        var devices = try listed ?? listedDevices()
         if let names {
             let wanted = names.union(devices.filter { names.contains($0.name) }.compactMap(\.parent))
             devices = devices.filter { wanted.contains($0.name) }
@@ -156,5 +157,10 @@ extension BlockDevice {
             holders: sysfs.holders, slaves: sysfs.slaves,
             properties: DeviceProperties(model: sysfs.model, serial: sysfs.serial)
         )
+        mapperName = sysfs.dmName
+        // udev's /dev/dm-N is a real node, but lsblk names dm devices by their mapper path.
+        if let dmName = sysfs.dmName, entry.node == nil || entry.node == "/dev/\(entry.name)" {
+            path = "/dev/mapper/\(dmName)"
+        }
     }
 }

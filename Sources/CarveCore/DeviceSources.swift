@@ -56,6 +56,8 @@ public struct SysfsDevice: Sendable, Hashable {
     public var hasBackingFile: Bool
     /// For device-mapper devices: `dm/uuid`, whose prefix says crypt or LVM.
     public var dmUUID: String?
+    /// For device-mapper devices: `dm/name`, e.g. "cryptroot".
+    public var dmName: String? = nil
     /// Hardware identification sysfs knows without udev (`device/model`, `device/serial`).
     public var model: String?
     public var serial: String?
@@ -64,8 +66,9 @@ public struct SysfsDevice: Sendable, Hashable {
         number: DeviceNumber, size: UInt64, logicalBlockSize: UInt64 = 512, readOnly: Bool = false,
         removable: Bool = false, rotational: Bool = false, parent: String? = nil, start: UInt64? = nil,
         holders: [String] = [], slaves: [String] = [], hasBackingFile: Bool = false, dmUUID: String? = nil,
-        model: String? = nil, serial: String? = nil
+        dmName: String? = nil, model: String? = nil, serial: String? = nil
     ) {
+        self.dmName = dmName
         self.number = number; self.size = size; self.logicalBlockSize = logicalBlockSize
         self.readOnly = readOnly; self.removable = removable; self.rotational = rotational
         self.parent = parent; self.start = start; self.holders = holders; self.slaves = slaves

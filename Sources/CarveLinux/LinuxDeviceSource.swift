@@ -13,7 +13,7 @@ public struct LinuxDeviceSource: DeviceSource {
         inventory = DeviceInventory(
             enumerator: UdevBlockEnumerator(), attributes: SysfsTree(root: sysfsRoot),
             propertySources: [UdevPropertySource(), BlkidPropertySource()],
-            mounts: CanonicalSourceMountTable(base: mounts)
+            mounts: CanonicalSourceMountTable(base: SwapAwareMountTable(base: mounts))
         )
     }
 
@@ -25,18 +25,18 @@ public struct LinuxDeviceSource: DeviceSource {
 
     /// Probes only the named devices and what sits on them, not the whole machine.
     public func devices(under names: [String]) throws -> [BlockDevice] {
-        let listed = try inventory.listedDevices()
+        let listed = try cache.listed(of: inventory)
         let subtree = Set(DeviceTree.flattened(DeviceTree.build(listed, roots: names)).map(\.name))
-        let result = try cache.remember(inventory.collect(restrictedTo: subtree))
+        let result = try cache.remember(inventory.collect(restrictedTo: subtree, listed: listed))
         return result.devices.filter { subtree.contains($0.name) }
     }
 
     public func device(at path: String) throws -> BlockDevice {
         let number = try LinuxDeviceSource.blockDeviceNumber(at: path)
-        guard let listed = try inventory.listedDevices().first(where: { $0.number == number }) else {
+        guard let listed = try cache.listed(of: inventory).first(where: { $0.number == number }) else {
             throw DevicePathError.notListed(path)
         }
-        let result = try cache.remember(inventory.collect(restrictedTo: [listed.name]))
+        let result = try cache.remember(inventory.collect(restrictedTo: [listed.name], listed: try cache.listed(of: inventory)))
         guard let device = result.devices.first(where: { $0.name == listed.name }) else {
             throw DevicePathError.notListed(path)
         }
@@ -72,6 +72,17 @@ private final class InventoryCache: @unchecked Sendable {
     private let lock = NSLock()
     private var full: DeviceInventory.Result?
     private var denied: [String: Set<DeviceField>] = [:]
+    private var listedDevices: [BlockDevice]?
+
+    /// The devices as enumeration and sysfs describe them, read once.
+    func listed(of inventory: DeviceInventory) throws -> [BlockDevice] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let listedDevices { return listedDevices }
+        let listed = try inventory.listedDevices()
+        listedDevices = listed
+        return listed
+    }
 
     func all(of inventory: DeviceInventory) throws -> DeviceInventory.Result {
         lock.lock()
@@ -94,6 +105,19 @@ private final class InventoryCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return DeviceInventory.Result(devices: [], deniedFields: denied).fieldsNeedingRoot(on: names)
+    }
+}
+
+/// The mount table plus active swap devices from /proc/swaps, shown as "[SWAP]" like lsblk.
+struct SwapAwareMountTable: MountTable {
+    let base: any MountTable
+    var swaps = "/proc/swaps"
+
+    func mounts() throws -> [MountEntry] {
+        let mounts = try base.mounts()
+        // No /proc/swaps (a kernel without swap) means no swap, not an error.
+        guard let data = FileManager.default.contents(atPath: swaps) else { return mounts }
+        return mounts + SwapList.entries(for: try SwapList.devicePaths(String(decoding: data, as: UTF8.self)))
     }
 }
 

@@ -181,6 +181,14 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(devices.map(\.mountpoints) == [[], ["/home", "/data"], ["/home", "/data"]])
     }
 
+    @Test func deviceMapperDevicesAreNamedAndPathedByTheirMapperName() throws {
+        var attributes = disk
+        attributes["dm-0"] = SysfsDevice(number: DeviceNumber(major: 254, minor: 0), size: 1 << 20, slaves: ["sda2"],
+                                         dmUUID: "CRYPT-LUKS2-x", dmName: "cryptroot")
+        let dm = try #require(try inventory(["sda", "sda2", "dm-0"], attributes, []).collect().devices.first { $0.name == "dm-0" })
+        #expect(dm.displayName == "cryptroot" && dm.path == "/dev/mapper/cryptroot" && dm.kind == .crypt)
+    }
+
     @Test func sysfsHardwareNamesComeLast() throws {
         var attributes = disk
         attributes["sda"]?.model = "SYSFS MODEL"

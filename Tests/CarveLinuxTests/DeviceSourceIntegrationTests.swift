@@ -66,6 +66,45 @@ struct DeviceSourceIntegrationTests {
         }
     }
 
+    /// Without root and without udevd, sysfs still gives sizes and numbers; the
+    /// content fields stay null and one stderr line names them.
+    @Test func nonRootListsWhatItCanAndNamesWhatNeedsRoot() throws {
+        if UdevDaemon.isRunning() {
+            try Test.cancel("a systemd-udevd is running: a non-root carve would read its records, not need root")
+        }
+        try withFilesystemsFixture { fixture in
+            let asRoot = try carveDevices(fixture.nodes)
+            let binary = try CarveBinary.copy(into: fixture.gpt.directory)
+            let result = try Shell.run(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "devices", "--json",
+                 "-o", Self.columns.joined(separator: ",")] + fixture.nodes)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr == "carve: not root: FSTYPE, UUID, LABEL, PARTUUID, PTTYPE missing where udev has no record (probing a device needs root)\n")
+            let asNobody = try Reference.flattenedJSON(result.stdout)
+            for node in fixture.nodes {
+                let name = name(node)
+                for key in ["size", "maj:min", "type", "mountpoints"] {
+                    #expect(render(asNobody[name]?[key]) == render(asRoot[name]?[key]), "\(node) \(key)")
+                }
+                for key in ["fstype", "uuid", "label", "partuuid", "pttype"] {
+                    #expect(render(asNobody[name]?[key]) == "null", "\(node) \(key) without root")
+                }
+            }
+        }
+    }
+
+    /// An active swap partition's mountpoint is "[SWAP]", as lsblk shows it.
+    @Test func activeSwapShowsLikeLsblk() throws {
+        try withFilesystemsFixture { fixture in
+            try Shell.check(["swapon", fixture.swap])
+            defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
+            let carve = try carveDevices([fixture.swap])
+            let lsblk = try Reference.lsblk([fixture.swap], columns: ["NAME", "MOUNTPOINTS"])
+            #expect(render(carve[name(fixture.swap)]?["mountpoints"]) == "[[SWAP]]")
+            #expect(render(carve[name(fixture.swap)]?["mountpoints"]) == render(lsblk[name(fixture.swap)]?["mountpoints"]))
+        }
+    }
+
     /// `carve devices --json` for the nodes, flattened by name.
     func carveDevices(_ nodes: [String]) throws -> [String: [String: Any]] {
         let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", Self.columns.joined(separator: ",")] + nodes)

@@ -8,6 +8,16 @@ enum CarveBinary {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         return directory.appendingPathComponent("carve").path
     }
+
+    /// A copy any user can run, for tests that run carve as nobody (the build
+    /// directory or a scratch directory may not be reachable for other users).
+    static func copy(into directory: String) throws -> String {
+        let target = directory + "/carve"
+        try FileManager.default.copyItem(atPath: path, toPath: target)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target)
+        return target
+    }
 }
 
 /// Bad device paths given to the real binary: one line on stderr, exit 64, nothing on stdout.

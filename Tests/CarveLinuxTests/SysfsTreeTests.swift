@@ -57,12 +57,14 @@ import CarveTestSupport
             "sys/class/block/loop3/loop/backing_file": "/tmp/img (deleted)\n",
             "sys/class/block/dm-0/dev": "254:0", "sys/class/block/dm-0/size": "8",
             "sys/class/block/dm-0/dm/uuid": "CRYPT-LUKS2-abc-root\n", "sys/class/block/dm-0/slaves/loop3": "",
+            "sys/class/block/dm-0/dm/name": "cryptroot\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let sysfs = SysfsTree(root: root + "/")
         #expect(try sysfs.attributes(of: "loop3")?.hasBackingFile == true)
         let dm = try #require(try sysfs.attributes(of: "dm-0"))
         #expect(dm.dmUUID == "CRYPT-LUKS2-abc-root" && dm.slaves == ["loop3"] && dm.size == 4096)
+        #expect(dm.dmName == "cryptroot")
         #expect(DeviceKind.classify(name: "dm-0", isPartition: false, dmUUID: dm.dmUUID) == .crypt)
     }
 
@@ -114,8 +116,10 @@ import CarveTestSupport
         }
         try process(1, "1 (init) S 0 1 1")
         try process(40, "40 (systemd-udevd) Z 1 40 40")
-        #expect(!UdevDaemon.isRunning(proc: root), "a zombie udevd is not running")
+        try Data().write(to: URL(fileURLWithPath: "\(root)/control"))
+        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/control"), "a zombie udevd is not running")
         try process(41, "41 (systemd-udevd) S 1 41 41")
-        #expect(UdevDaemon.isRunning(proc: root))
+        #expect(UdevDaemon.isRunning(proc: root, control: "\(root)/control"))
+        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/no-control"), "no control socket, no udevd")
     }
 }

@@ -13,8 +13,8 @@ public enum DeviceColumns {
     public static let defaults = ["NAME", "SIZE", "TYPE", "FSTYPE", "LABEL", "UUID", "MOUNTPOINTS"]
 
     public static let all: [Column<DeviceRow>] = [
-        Column("NAME", help: "device name", text: { row, _ in row.treePrefix + escapedForTable(row.device.name) },
-               json: { .string($0.device.name) }),
+        Column("NAME", help: "device name", text: { row, _ in row.treePrefix + escapedForTable(row.device.displayName) },
+               json: { .string($0.device.displayName) }),
         Column("KNAME", help: "internal kernel device name", text: { row, _ in escapedForTable(row.device.name) },
                json: { .string($0.device.name) }),
         Column("PATH", help: "path to the device node", text: { row, _ in escapedForTable(row.device.path) },

@@ -1,5 +1,6 @@
 import CarveCore
 import Foundation
+import Glibc
 
 /// Block device attributes read from sysfs under a root prefix: "/" on the
 /// machine, a fixture directory in tests (laid out as /sys/class/block/NAME,
@@ -11,10 +12,11 @@ public struct SysfsTree: DeviceAttributeSource {
     public func attributes(of name: String) throws -> SysfsDevice? {
         let link = "\(root)/sys/class/block/\(name)"
         guard let dev = read(link, "dev"), let number = SysfsTree.deviceNumber(dev) else { return nil }
-        let directory = URL(fileURLWithPath: link).resolvingSymlinksInPath()
         let isPartition = exists(link, "partition")
+        // A partition's directory sits inside its disk's: /sys/devices/.../sda/sda1.
         // Partitions have no queue/ or removable of their own: their disk's apply.
-        let disk = isPartition ? directory.deletingLastPathComponent().path : link
+        let diskDirectory = isPartition ? SysfsTree.resolved(link).map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) } : nil
+        let disk = diskDirectory ?? link
         return SysfsDevice(
             number: number,
             size: (number64(link, "size") ?? 0) * 512,
@@ -22,15 +24,24 @@ public struct SysfsTree: DeviceAttributeSource {
             readOnly: number64(link, "ro") == 1,
             removable: number64(disk, "removable") == 1,
             rotational: number64(disk, "queue/rotational") == 1,
-            parent: isPartition ? directory.deletingLastPathComponent().lastPathComponent : nil,
+            parent: diskDirectory.flatMap { $0.split(separator: "/").last.map(String.init) },
             start: isPartition ? number64(link, "start") : nil,
             holders: entries(link, "holders"),
             slaves: entries(link, "slaves"),
             hasBackingFile: exists(link, "loop/backing_file"),
             dmUUID: read(link, "dm/uuid"),
+            dmName: read(link, "dm/name"),
             model: read(disk, "device/model"),
             serial: read(disk, "device/serial")
         )
+    }
+
+    /// The path with every symlink resolved (realpath(3): one call, unlike Foundation's
+    /// component-by-component walk, which costs dozens of system calls per device).
+    static func resolved(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// "8:1" as sysfs writes it in `dev`.
@@ -52,7 +63,7 @@ public struct SysfsTree: DeviceAttributeSource {
     }
 
     private func exists(_ directory: String, _ attribute: String) -> Bool {
-        FileManager.default.fileExists(atPath: "\(directory)/\(attribute)")
+        access("\(directory)/\(attribute)", F_OK) == 0
     }
 
     private func entries(_ directory: String, _ subdirectory: String) -> [String] {

@@ -46,7 +46,9 @@ public struct UdevPropertySource: DevicePropertySource {
 /// Whether systemd-udevd is running, from /proc: its control socket outlives it,
 /// so the socket's presence proves nothing.
 public enum UdevDaemon {
-    public static func isRunning(proc: String = "/proc") -> Bool {
+    public static func isRunning(proc: String = "/proc", control: String = "/run/udev/control") -> Bool {
+        // Without its control socket udevd has never run here: no need to look further.
+        guard FileManager.default.fileExists(atPath: control) else { return false }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let stat = try? String(contentsOfFile: "\(proc)/\(pid)/stat", encoding: .utf8),
