@@ -75,9 +75,11 @@ final class DeletionDisk {
         return try condition()
     }
 
-    static func json(_ result: Shell.Result) throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-        return try #require(object as? [String: Any], "not a JSON object: \(result.stdout)")
+    static func json(_ result: Shell.Result) throws -> [String: Any] { try json(result.stdout) }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any], "not a JSON object: \(text)")
     }
 
     static func ids(_ objects: Any?) -> [Int] {

@@ -141,6 +141,38 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 
+    @Test func ctrlCStopsAfterTheSnapshotBeingDeletedAndReports() throws {
+        try withDeletionDisk { disk in
+            for index in 1...300 { try disk.snapshot("s\(index)") }
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: CarveBinary.path)
+            run.arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"]
+            run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": disk.lockFile]) { $1 }
+            let stdout = Pipe(), stderr = Pipe()
+            run.standardOutput = stdout
+            run.standardError = stderr
+            try run.run()
+            var seen = ""
+            while seen.components(separatedBy: "carve: deleted snapshot").count <= 3 {
+                let chunk = stderr.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(run.processIdentifier, SIGINT)
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            seen += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            run.waitUntilExit()
+            #expect(run.terminationReason == .exit && run.terminationStatus == 130, "\(run.terminationStatus): \(seen.suffix(300))")
+            #expect(seen.contains("carve: interrupted: stopping after the snapshot being deleted"))
+            let json = try DeletionDisk.json(String(decoding: output, as: UTF8.self))
+            #expect(json["interrupted"] as? Bool == true)
+            let deleted = DeletionDisk.ids(json["deleted"]).count
+            let left = try disk.subvolumes().count
+            #expect(deleted >= 3 && deleted < 300, "\(deleted) deleted")
+            #expect(left == 301 - deleted, "the report says \(deleted) deleted, btrfs shows \(left) subvolumes")
+        }
+    }
+
     @Test func waitMeasuresWhatTheEstimateSaid() throws {
         try withDeletionDisk(size: "2G", quotas: true) { disk in
             for index in 1...6 { try disk.snapshot("s\(index)", mebibytes: 16 + index, exclusive: true) }

@@ -28,7 +28,8 @@ struct DeletionFlow {
         for note in plan.notes { output.note(note) }
         var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
         if options.dryRun || plan.toDelete.isEmpty { return try finish(view) }
-        if !options.json { output.writeError(view.planText()) }
+        // The table is for a person about to answer; with --yes the audit trail lists each snapshot.
+        if !options.json { output.writeError(view.planText(table: !options.yes)) }
         try Confirmation.confirm(
             count: plan.toDelete.count, estimate: plan.estimatedReclaim, yes: options.yes, services: services,
             deletion: deletion)

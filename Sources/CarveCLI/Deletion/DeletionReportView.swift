@@ -20,11 +20,14 @@ struct DeletionReportView {
     // MARK: text
 
     /// The plan: what will be deleted and what is protected, with why.
-    func planText() -> String {
+    /// `table: false` gives the first line alone, without the snapshot table.
+    func planText(table showTable: Bool = true) -> String {
         var out = ""
         if !plan.toDelete.isEmpty {
             let verb = dryRun ? "Would delete" : "Deleting"
-            out += "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)):\n"
+            out += "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim))\(showTable ? ":" : "")\n"
+        }
+        if !plan.toDelete.isEmpty && showTable {
             var table = TextTable(headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
                                   rightAligned: [true, false, false, true, false, true])
             let formatter = Self.dateFormatter()

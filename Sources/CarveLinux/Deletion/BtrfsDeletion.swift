@@ -9,39 +9,37 @@ import Glibc
 /// `SnapshotDeleter.delete` calls them, after checking `currentState`.
 extension BtrfsSnapshotBackend {
     public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
-        let root = filesystem.mountpoint
+        let root = try FilesystemRoots.shared.directory(of: filesystem)
         var info = btrfs_util_subvolume_info()
-        let result = btrfs_util_subvolume_info(root, subvolume.id, &info)
+        let result = btrfs_util_subvolume_info_fd(root.fd, subvolume.id, &info)
         if result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND { return nil }
-        try BtrfsUtilCall.check(result, "cannot read subvolume \(subvolume.id) on \(root)", "btrfs_util_subvolume_info")
+        try BtrfsUtilCall.check(result, "cannot read subvolume \(subvolume.id) on \(root.path)", "btrfs_util_subvolume_info_fd")
         // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
         guard abs(Double(info.otime.tv_sec) - subvolume.created.timeIntervalSince1970) < 2 else { return nil }
         var current = subvolume
-        current.isDefault = try defaultSubvolumeID(on: root) == subvolume.id
+        current.isDefault = try defaultSubvolumeID(root) == subvolume.id
         current.mountpoints = try mountpoints(of: subvolume.id, on: filesystem)
-        current.hasNestedSubvolumes = try hasNestedSubvolumes(subvolume.id, on: root)
+        current.hasNestedSubvolumes = try hasNestedSubvolumes(subvolume.id, root)
         return current
     }
 
+    /// By id: the id is exactly what `currentState` checked, where a path could have
+    /// been renamed or swapped since. Only `--recursive` goes by path, because
+    /// libbtrfsutil deletes nested subvolumes only below a path.
     public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
-        if let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) {
-            let flags = recursive ? Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE) : 0
+        let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
+        if recursive && subvolume.hasNestedSubvolumes {
+            guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
+                throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it by path")
+            }
             try BtrfsUtilCall.check(
-                btrfs_util_delete_subvolume(path, flags), "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
+                btrfs_util_delete_subvolume(path, Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE)),
+                "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
             return
         }
-        let name = "<FS_TREE>/\(subvolume.path) (id \(subvolume.id))"
-        if recursive && subvolume.hasNestedSubvolumes {
-            // The kernel deletes by id only an empty subvolume; nested ones need a path.
-            throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it")
-        }
-        let fd = open(filesystem.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SystemCallError("cannot open \(filesystem.mountpoint)", call: "open", errno: errno)
-        }
-        defer { close(fd) }
+        let root = try FilesystemRoots.shared.directory(of: filesystem)
         try BtrfsUtilCall.check(
-            btrfs_util_delete_subvolume_by_id_fd(fd, subvolume.id), "cannot delete snapshot \(name)",
+            btrfs_util_delete_subvolume_by_id_fd(root.fd, subvolume.id), "cannot delete snapshot \(name)",
             "btrfs_util_delete_subvolume_by_id_fd")
     }
 
@@ -70,11 +68,11 @@ extension BtrfsSnapshotBackend {
 
     // MARK: the current state
 
-    private func defaultSubvolumeID(on root: String) throws -> UInt64 {
+    private func defaultSubvolumeID(_ root: DirectoryHandle) throws -> UInt64 {
         var id: UInt64 = 0
         try BtrfsUtilCall.check(
-            btrfs_util_get_default_subvolume(root, &id), "cannot read the default subvolume of \(root)",
-            "btrfs_util_get_default_subvolume")
+            btrfs_util_get_default_subvolume_fd(root.fd, &id), "cannot read the default subvolume of \(root.path)",
+            "btrfs_util_get_default_subvolume_fd")
         return id
     }
 
@@ -87,11 +85,11 @@ extension BtrfsSnapshotBackend {
         return mounts.filter { numbers.contains($0.number) && $0.superOption("subvolid") == String(id) }.map(\.mountpoint)
     }
 
-    private func hasNestedSubvolumes(_ id: UInt64, on root: String) throws -> Bool {
+    private func hasNestedSubvolumes(_ id: UInt64, _ root: DirectoryHandle) throws -> Bool {
         var iterator: OpaquePointer?
         try BtrfsUtilCall.check(
-            btrfs_util_create_subvolume_iterator(root, id, 0, &iterator),
-            "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_create_subvolume_iterator")
+            btrfs_util_create_subvolume_iterator_fd(root.fd, id, 0, &iterator),
+            "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_create_subvolume_iterator_fd")
         defer { btrfs_util_destroy_subvolume_iterator(iterator) }
         var path: UnsafeMutablePointer<CChar>?
         var child: UInt64 = 0
@@ -104,7 +102,7 @@ extension BtrfsSnapshotBackend {
     }
 
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting
-    /// by path cannot hit another subvolume; otherwise carve deletes by id.
+    /// by path cannot hit another subvolume.
     private func reaches(_ path: String, subvolume id: UInt64) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
@@ -122,6 +120,23 @@ extension BtrfsSnapshotBackend {
         defer { free(ids) }
         guard let ids else { return [] }
         return Set(UnsafeBufferPointer(start: ids, count: count))
+    }
+}
+
+/// One open directory per filesystem, at its first mount, for the `_fd` calls: a
+/// deletion run then opens nothing per snapshot.
+final class FilesystemRoots: @unchecked Sendable {
+    static let shared = FilesystemRoots()
+    private let lock = NSLock()
+    private var open: [String: DirectoryHandle] = [:]
+
+    func directory(of filesystem: BtrfsFilesystem) throws -> DirectoryHandle {
+        lock.lock()
+        defer { lock.unlock() }
+        if let handle = open[filesystem.uuid] { return handle }
+        let handle = try DirectoryHandle(filesystem.mountpoint)
+        open[filesystem.uuid] = handle
+        return handle
     }
 }
 
