@@ -10,6 +10,11 @@ import CarveTestSupport
 struct DeviceSourceIntegrationTests {
     /// The fields compared, as carve's JSON keys (those of lsblk -J -b).
     static let columns = ["NAME", "FSTYPE", "UUID", "LABEL", "PARTUUID", "PTTYPE", "SIZE", "MAJ:MIN", "TYPE", "MOUNTPOINTS"]
+    /// With udevd, lsblk knows everything: every column carve shares with it is compared.
+    static let allColumns = columns + [
+        "KNAME", "PATH", "FSVER", "PARTTYPE", "PARTLABEL", "PTUUID", "RO", "RM", "ROTA", "START", "LOG-SEC",
+        "PKNAME", "MOUNTPOINT", "MODEL", "SERIAL",
+    ]
 
     @Test func agreesWithBlkidAndLsblkWithUdevd() throws {
         let startedByUs = try Udevd.start()
@@ -19,15 +24,18 @@ struct DeviceSourceIntegrationTests {
             let mountedAgain = try fixture.gpt.mount(fixture.ext4)
             let pool = try fixture.gpt.mount(fixture.btrfs)
             let poolAgain = try fixture.gpt.mount(fixture.btrfs)
+            // udevd learns of a new filesystem from an inotify "change" event that can
+            // come after a settle: replay it so lsblk's udev records are current.
+            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
             Udevd.settle()
-            let carve = try carveDevices(fixture.nodes)
-            let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.columns)
+            let carve = try carveDevices(fixture.nodes, columns: Self.allColumns)
+            let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.allColumns)
             for node in fixture.nodes {
                 let name = URL(fileURLWithPath: node).lastPathComponent
                 let ours = try #require(carve[name], "carve does not list \(node)")
                 try expectSame(ours, asBlkid: try Reference.blkid(node), node: node)
                 let theirs = try #require(lsblk[name], "lsblk does not list \(node)")
-                for key in Self.columns.map({ $0.lowercased() }) {
+                for key in Self.allColumns.map({ $0.lowercased() }) {
                     #expect(render(ours[key]) == render(theirs[key]), "\(node) \(key): carve \(render(ours[key])), lsblk \(render(theirs[key]))")
                 }
             }
@@ -106,8 +114,8 @@ struct DeviceSourceIntegrationTests {
     }
 
     /// `carve devices --json` for the nodes, flattened by name.
-    func carveDevices(_ nodes: [String]) throws -> [String: [String: Any]] {
-        let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", Self.columns.joined(separator: ",")] + nodes)
+    func carveDevices(_ nodes: [String], columns: [String] = columns) throws -> [String: [String: Any]] {
+        let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", columns.joined(separator: ",")] + nodes)
         #expect(result.status == 0, "carve devices: \(result.stderr)")
         return try Reference.flattenedJSON(result.stdout)
     }
