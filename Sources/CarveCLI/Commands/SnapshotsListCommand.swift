@@ -129,13 +129,21 @@ struct SnapshotsListCommand: ParsableCommand {
     }
 
     func summary(_ rows: [SnapshotRow], exclusiveKnown: Bool) -> String {
-        let count = rows.filter(\.snapshot.isSnapshot).count
-        let filesystems = Set(rows.map(\.filesystem.uuid)).count
+        // Counted in place: copying ten thousand rows to count them doubled the peak memory.
+        var count = 0
+        var total: UInt64 = 0
+        var uuids = Set<String>()
+        for row in rows {
+            uuids.insert(row.filesystem.uuid)
+            guard row.snapshot.isSnapshot else { continue }
+            count += 1
+            total += row.snapshot.exclusive ?? 0
+        }
+        let filesystems = uuids.count
         var text = "\(count) snapshot\(count == 1 ? "" : "s")"
         if filesystems > 1 { text += " on \(filesystems) filesystems" }
         guard count > 0 else { return text }
         guard exclusiveKnown else { return text + "; exclusive sizes unknown" }
-        let total = rows.filter(\.snapshot.isSnapshot).reduce(UInt64(0)) { $0 + ($1.snapshot.exclusive ?? 0) }
         let shown = bytes ? "\(total) bytes" : ByteSize.format(total)
         return text + ", \(shown) exclusive in total (together they may free more)"
     }

@@ -35,8 +35,9 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     private func write(to out: inout String, level: Int, indent: Int) {
-        let pad = String(repeating: " ", count: (level + 1) * indent)
-        let closePad = String(repeating: " ", count: level * indent)
+        // Only containers indent: scalars (most values) skip building the padding.
+        var pad: String { JSONValue.spaces((level + 1) * indent) }
+        var closePad: String { JSONValue.spaces(level * indent) }
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
@@ -65,6 +66,11 @@ public indirect enum JSONValue: Sendable, Equatable {
             }
             out += closePad + "}"
         }
+    }
+
+    private static let paddings = (0..<32).map { String(repeating: " ", count: $0) }
+    private static func spaces(_ count: Int) -> String {
+        count < paddings.count ? paddings[count] : String(repeating: " ", count: count)
     }
 
     static func quote(_ string: String, into out: inout String) {

@@ -43,10 +43,16 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// `--source` given as a mounted path can be found; subvolumes that are not
     /// snapshots are never selected.
     public func apply(to subvolumes: [Subvolume], now: Date) -> [Subvolume] {
+        selectedIndices(in: subvolumes, now: now).map { subvolumes[$0] }
+    }
+
+    /// The positions in `subvolumes` of the selected snapshots, in order: lets a
+    /// caller with ten thousand snapshots avoid copying them to select them.
+    public func selectedIndices(in subvolumes: [Subvolume], now: Date) -> [Int] {
         let resolved = resolvingMountedSources(in: subvolumes)
-        let candidates = subvolumes.filter { $0.isSnapshot && resolved.matchesIdentity($0) }
-        let kept = resolved.keptByKeepLast(candidates)
-        return candidates.filter { !kept.contains($0.id) && matchesTime($0, now: now) }
+        let candidates = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
+        let kept = resolved.keptByKeepLast(candidates.map { subvolumes[$0] })
+        return candidates.filter { !kept.contains(subvolumes[$0].id) && matchesTime(subvolumes[$0], now: now) }
     }
 
     func matchesIdentity(_ snapshot: Subvolume) -> Bool {
@@ -64,8 +70,9 @@ public struct SnapshotSelection: Sendable, Hashable {
     }
 
     /// Ids of the newest `keepLast` snapshots of each source.
-    func keptByKeepLast(_ candidates: [Subvolume]) -> Set<UInt64> {
+    func keptByKeepLast(_ candidates: @autoclosure () -> [Subvolume]) -> Set<UInt64> {
         guard let keepLast, keepLast > 0 else { return [] }
+        let candidates = candidates()
         let bySource = Dictionary(grouping: candidates, by: Self.sourceKey)
         var kept = Set<UInt64>()
         for group in bySource.values {

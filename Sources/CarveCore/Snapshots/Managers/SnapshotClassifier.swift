@@ -30,8 +30,9 @@ public struct SnapshotClassifier: Sendable {
 
     /// The subvolumes with `isSnapshot`, `metadata`, source and nesting filled in, and the warnings.
     public func classify(_ subvolumes: [Subvolume]) -> (subvolumes: [Subvolume], warnings: [String]) {
-        var byUUID: [String: Subvolume] = [:]
-        for subvolume in subvolumes { byUUID[subvolume.uuid] = subvolume }
+        var byUUID: [String: (id: UInt64, path: String)] = [:]
+        byUUID.reserveCapacity(subvolumes.count)
+        for subvolume in subvolumes { byUUID[subvolume.uuid] = (subvolume.id, subvolume.path) }
         let parents = Set(subvolumes.map(\.parentID))
         var warnings: [String] = []
         let classified = subvolumes.map { original -> Subvolume in
