@@ -23,8 +23,7 @@ public enum Check {
         switch operation {
         case .shrinkTo(let bytes), .shrinkBy(let bytes):
             guard bytes > 0 else { throw UsageError("\(operation.name): the size must be larger than zero") }
-            if device.kind != .part,
-               device.properties.ptType != nil || all.contains(where: { $0.parent == device.name && $0.kind == .part }) {
+            if try isPartitionedDisk(device, devices: all, tables: environment.tables) {
                 throw UsageError("\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
             }
             let target = try shrinkTarget(operation, device: device)
@@ -39,6 +38,16 @@ public enum Check {
             let subjects = try children.map { try gatherer.subject($0, table: table) }
             return CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
         }
+    }
+
+    /// True for a whole device that holds partitions rather than one filesystem: it has
+    /// partitions, or libfdisk finds a table and no filesystem is on the device itself
+    /// (a FAT boot sector can look like a DOS table; udev's PTTYPE can be stale).
+    static func isPartitionedDisk(_ device: BlockDevice, devices: [BlockDevice], tables: any PartitionTableReader) throws -> Bool {
+        guard device.kind != .part else { return false }
+        if devices.contains(where: { $0.parent == device.name && $0.kind == .part }) { return true }
+        guard device.properties.fsType == nil else { return false }
+        return try tables.table(ofDisk: device.path) != nil
     }
 
     static func shrinkTarget(_ operation: CheckOperation, device: BlockDevice) throws(UsageError) -> UInt64 {
@@ -80,7 +89,11 @@ struct Gatherer {
         if subject.fsType == "btrfs", let mountpoint = mountpoints.first {
             do {
                 let filesystem = try environment.snapshots.filesystem(containing: mountpoint)
-                let listing = try environment.snapshots.subvolumes(of: filesystem, sizes: .quota)
+                var listing = try environment.snapshots.subvolumes(of: filesystem, sizes: .quota)
+                // Quotas off: the exact scan (root, read-only) names the snapshots that make it fit.
+                if listing.sizes == .none, let exact = try? environment.snapshots.subvolumes(of: filesystem, sizes: .exact) {
+                    listing = exact
+                }
                 subject.snapshots = listing
                 if listing.sizes == .none, let note = listing.sizeNote { subject.snapshotNote = note }
             } catch let error as any ReportableError {

@@ -24,7 +24,7 @@ struct SnapshotsInTheWay {
     /// The minimum once every deletable snapshot is gone; nil when sizes are unknown.
     var minimumWithoutSnapshots: UInt64? {
         guard let allocation = subject.figures.btrfs, sizesKnown, let minimum = subject.figures.minimum else { return nil }
-        let freed = deletable.reduce(0) { $0 + ($1.exclusive ?? 0) }
+        let freed = self.freed(by: deletable)
         return min(minimum, allocation.minimumAfterBalance(freeingData: freed))
     }
 
@@ -47,20 +47,20 @@ struct SnapshotsInTheWay {
             return
         }
         guard let chosen = fewestOldest(candidates) else {
-            let all = candidates.reduce(0) { $0 + ($1.exclusive ?? 0) }
+            let all = freed(by: candidates)
             report.notes.append(
                 "deleting all \(candidates.count) deletable snapshot(s) would free at least \(ByteSize.format(all)), not enough on its own"
             )
             return
         }
-        let freed = chosen.reduce(0) { $0 + ($1.exclusive ?? 0) }
+        let freed = self.freed(by: chosen)
         let names = chosen.map(displayName).joined(separator: ", ")
         report.blockers.append(Blocker(
             .snapshots, bytes: freed,
             detail: "\(chosen.count) snapshot(s) pin \(ByteSize.format(freed)) the shrink needs: \(names)"
         ))
         report.remedies.append(Remedy(
-            command: "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed) --wait", frees: freed,
+            command: "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed)\(sizesOption) --wait", frees: freed,
             detail: "deletes the oldest snapshots until \(ByteSize.format(freed)) is free"
         ))
         report.remedies.append(Remedy(
@@ -79,9 +79,7 @@ struct SnapshotsInTheWay {
     /// minimum down to the target; nil when even all of them do not.
     func fewestOldest(_ candidates: [Subvolume]) -> [Subvolume]? {
         guard let allocation = subject.figures.btrfs else { return nil }
-        var freed: UInt64 = 0
-        for (index, snapshot) in candidates.enumerated() {
-            freed += snapshot.exclusive ?? 0
+        for (index, freed) in reclaimCurve(candidates).enumerated() {
             if allocation.minimumAfterBalance(freeingData: freed) <= target { return Array(candidates[...index]) }
         }
         return nil
