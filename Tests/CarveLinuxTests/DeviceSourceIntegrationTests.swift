@@ -101,6 +101,34 @@ struct DeviceSourceIntegrationTests {
         }
     }
 
+    /// When udevd stops, its records stay and go stale: a device reformatted since
+    /// keeps its old filesystem in /run/udev/data. lsblk believes the record; carve
+    /// does not trust records without a running udevd and probes the device.
+    @Test func staleUdevRecordsAreNotBelievedOnceUdevdStopped() throws {
+        guard !UdevDaemon.isRunning() else {
+            try Test.cancel("a systemd-udevd this test did not start is running; it cannot be stopped to leave stale records")
+        }
+        let disk = try LoopDisk(size: "320M")
+        let numbers = try Shell.check(["stat", "-c", "%t %T", disk.device]).split(separator: " ")
+            .compactMap { UInt32($0.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) }
+        defer {
+            disk.cleanup()
+            // The stale record this test made must not mislead later lsblk runs.
+            if numbers.count == 2 { try? FileManager.default.removeItem(atPath: "/run/udev/data/b\(numbers[0]):\(numbers[1])") }
+        }
+        try Shell.check(["mkfs.ext4", "-q", "-F", "-L", "before", disk.device])
+        let startedByUs = try Udevd.start()
+        try Shell.check(["udevadm", "trigger", "--action=change", "--settle", disk.device])
+        Udevd.stop(startedByUs: startedByUs)
+        #expect(!UdevDaemon.isRunning())
+        try Shell.check(["mkfs.xfs", "-q", "-f", "-L", "after", disk.device])
+        let lsblk = try Reference.lsblk([disk.device], columns: ["NAME", "FSTYPE", "LABEL"])[name(disk.device)]
+        let carve = try carveDevices([disk.device])[name(disk.device)]
+        #expect(render(carve?["fstype"]) == "xfs" && render(carve?["label"]) == "after")
+        // What makes the test meaningful: the record really was stale.
+        #expect(render(lsblk?["fstype"]) == "ext4", "lsblk read the stale udev record")
+    }
+
     /// An active swap partition's mountpoint is "[SWAP]", as lsblk shows it.
     @Test func activeSwapShowsLikeLsblk() throws {
         try withFilesystemsFixture { fixture in
