@@ -33,16 +33,30 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         }
     }
 
+    /// One data extent (EXTENT_ITEM in a data block group): logical start and length.
+    public struct DataExtent: Sendable, Hashable, Codable {
+        public var start: UInt64
+        public var length: UInt64
+        public init(start: UInt64, length: UInt64) { self.start = start; self.length = length }
+    }
+
     public var deviceSize: UInt64
     public var extents: [DeviceExtent]
     public var blockGroups: [BlockGroup]
+    /// The data extents, by start; empty when not read (each data group then counts as
+    /// holding one extent of its used bytes at its start).
+    public var dataExtents: [DataExtent]
     /// The global reserve (BTRFS_IOC_SPACE_INFO), which metadata must keep room for.
     public var globalReserve: UInt64
 
-    public init(deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], globalReserve: UInt64 = 0) {
+    public init(
+        deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], dataExtents: [DataExtent] = [],
+        globalReserve: UInt64 = 0
+    ) {
         self.deviceSize = deviceSize
         self.extents = extents.sorted { $0.start < $1.start }
-        self.blockGroups = blockGroups
+        self.blockGroups = blockGroups.sorted { $0.start < $1.start }
+        self.dataExtents = dataExtents.sorted { $0.start < $1.start }
         self.globalReserve = globalReserve
     }
 
@@ -67,51 +81,6 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
 
     /// Device bytes per logical byte for a block group: its stripes on this device (2 for DUP).
     public func copies(of group: BlockGroup) -> UInt64 { UInt64(max(1, extents.filter { $0.chunk == group.start }.count)) }
-
-    /// True when a shrink to `size` bytes can relocate everything beyond it: the used
-    /// bytes of every block group with an extent beyond `size` (each copy, in whole
-    /// 16 MiB steps) fit in half the free room inside groups of the same kind that stay
-    /// plus new chunks in the unallocated space below `size`, with the margin to spare
-    /// in unallocated space or leftover room.
-    /// (Relocation splits data extents, so no single hole has to hold a whole group.)
-    /// Only half the room inside groups counts: relocation failed with ENOSPC on a loop
-    /// device where the whole room would have been just enough.
-    public func fits(size: UInt64) -> Bool {
-        guard size >= Self.smallestDevice else { return false }
-        guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
-        guard size > Self.reservedStart else { return false }
-        let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
-        let step: UInt64 = 16 << 20
-        var needed: UInt64 = 0, spare: UInt64 = 0
-        for kind in [Kind.data, .metadata, .system] {
-            let groups = blockGroups.filter { $0.kind == kind }
-            var toMove: UInt64 = 0
-            for group in groups where moving.contains(group.start) {
-                toMove += (group.used + step - 1) / step * step * copies(of: group)
-            }
-            let staying = groups.filter { !moving.contains($0.start) }
-            let room = staying.reduce(0) { $0 + ($1.length - $1.used) * copies(of: $1) } / 2
-            needed += toMove - min(toMove, room)
-            spare += room - min(room, toMove)
-        }
-        // The margin may come from room left over in any staying chunk: metadata room
-        // is where the relocation's own metadata goes.
-        let unallocated = holes(below: size).reduce(0, +)
-        return needed <= unallocated && needed + margin <= unallocated + spare
-    }
-
-    /// Lengths of the unallocated runs between the reserved first MiB and `size`;
-    /// extents that cross `size` stay occupied until their group has moved.
-    func holes(below size: UInt64) -> [UInt64] {
-        var holes: [UInt64] = []
-        var position = Self.reservedStart
-        for extent in extents where extent.start < size {
-            if extent.start > position { holes.append(extent.start - position) }
-            position = max(position, extent.end)
-        }
-        if size > position { holes.append(size - position) }
-        return holes
-    }
 
     /// The smallest size, in whole MiB, that `fits(size:)`: a shrink there relocates
     /// what lies beyond without running out of space.

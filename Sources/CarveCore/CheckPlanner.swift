@@ -68,11 +68,13 @@ public enum CheckPlanner {
         }
         let snapshots = SnapshotsInTheWay(subject: subject, target: target)
         report.minimumSizeWithoutSnapshots = snapshots.minimumWithoutSnapshots
-        guard target < minimum else { return }
+        // btrfs: the relocation is simulated at the target itself, not only compared.
+        guard target < minimum || subject.figures.btrfs?.fits(size: target) == false else { return }
+        let short = minimum > target ? "; the target is \(ByteSize.format(minimum - target)) short" : ""
         report.blockers.append(Blocker(
-            .belowMinimum, bytes: minimum - target,
+            .belowMinimum, bytes: minimum > target ? minimum - target : nil,
             detail: "\(subject.fsType ?? "the filesystem") on \(device) needs at least \(ByteSize.format(minimum)) "
-                + "(\(minimum) bytes, from \(subject.figures.source)); the target is \(ByteSize.format(minimum - target)) short"
+                + "(\(minimum) bytes, from \(subject.figures.source))\(short)"
         ))
         addBalance(subject, target: target, minimum: minimum, into: &report)
         snapshots.add(into: &report)

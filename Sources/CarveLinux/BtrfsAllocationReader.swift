@@ -12,9 +12,10 @@ struct BtrfsAllocationReader {
         let directory = try OpenDirectory(mountpoint)
         let (devid, size) = try deviceID(of: device, fd: directory.fd)
         let reserve = try globalReserve(fd: directory.fd)
+        let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: directory.fd)
         return BtrfsAllocation(
             deviceSize: size, extents: try deviceExtents(devid: devid, fd: directory.fd),
-            blockGroups: try blockGroups(fd: directory.fd), globalReserve: reserve
+            blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve
         )
     }
 
@@ -53,7 +54,8 @@ struct BtrfsAllocationReader {
     /// Every DEV_EXTENT item of `devid` in the device tree.
     func deviceExtents(devid: UInt64, fd: Int32) throws -> [BtrfsAllocation.DeviceExtent] {
         var extents: [BtrfsAllocation.DeviceExtent] = []
-        try treeSearch(fd: fd, tree: UInt64(BTRFS_DEV_TREE_OBJECTID), objectids: devid...devid, type: UInt32(BTRFS_DEV_EXTENT_KEY)) { key, item in
+        let extentKey = UInt32(BTRFS_DEV_EXTENT_KEY)
+        try treeSearch(fd: fd, tree: UInt64(BTRFS_DEV_TREE_OBJECTID), objectids: devid...devid, types: extentKey...extentKey) { key, item in
             // struct btrfs_dev_extent: chunk_tree, chunk_objectid, chunk_offset, length.
             let chunk = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             let length = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
@@ -62,12 +64,16 @@ struct BtrfsAllocationReader {
         return extents
     }
 
-    /// Every BLOCK_GROUP_ITEM: in the extent tree, or in the block group tree on
-    /// filesystems made with `-O block-group-tree`.
-    func blockGroups(fd: Int32) throws -> [BtrfsAllocation.BlockGroup] {
-        var groups: [BtrfsAllocation.BlockGroup] = []
-        for tree in [UInt64(BTRFS_EXTENT_TREE_OBJECTID), UInt64(BTRFS_BLOCK_GROUP_TREE_OBJECTID)] where groups.isEmpty {
-            try treeSearch(fd: fd, tree: tree, objectids: 0...UInt64.max, type: UInt32(BTRFS_BLOCK_GROUP_ITEM_KEY)) { key, item in
+    /// Every BLOCK_GROUP_ITEM and the data EXTENT_ITEMs, in one pass over the extent
+    /// tree; block groups come from the block group tree on filesystems made with
+    /// `-O block-group-tree`.
+    func blockGroupsAndDataExtents(fd: Int32) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
+        var groups: [BtrfsAllocation.BlockGroup] = [], items: [BtrfsAllocation.DataExtent] = []
+        let extentItem = UInt32(BTRFS_EXTENT_ITEM_KEY), groupItem = UInt32(BTRFS_BLOCK_GROUP_ITEM_KEY)
+        func collect(_ key: (objectid: UInt64, type: UInt32, offset: UInt64), _ item: UnsafeRawPointer) {
+            if key.type == extentItem {
+                items.append(BtrfsAllocation.DataExtent(start: key.objectid, length: key.offset))
+            } else if key.type == groupItem {
                 // struct btrfs_block_group_item: used, chunk_objectid, flags.
                 let used = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
                 let flags = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
@@ -75,14 +81,21 @@ struct BtrfsAllocationReader {
                 groups.append(BtrfsAllocation.BlockGroup(start: key.objectid, length: key.offset, used: used, kind: kind))
             }
         }
-        return groups
+        try treeSearch(fd: fd, tree: UInt64(BTRFS_EXTENT_TREE_OBJECTID), objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
+        if groups.isEmpty {
+            try treeSearch(fd: fd, tree: UInt64(BTRFS_BLOCK_GROUP_TREE_OBJECTID), objectids: 0...UInt64.max, types: groupItem...groupItem, collect)
+        }
+        // EXTENT_ITEMs also describe tree blocks on filesystems without skinny metadata.
+        let data = groups.filter { $0.kind == .data }
+        let dataExtents = items.filter { item in data.contains { item.start >= $0.start && item.start < $0.start + $0.length } }
+        return (groups, dataExtents)
     }
 
     /// Runs BTRFS_IOC_TREE_SEARCH over items of one `type` in `tree`, calling `body`
     /// with each item's key and bytes, until the range is exhausted.
     func treeSearch(
-        fd: Int32, tree: UInt64, objectids: ClosedRange<UInt64>, type: UInt32,
-        _ body: ((objectid: UInt64, offset: UInt64), UnsafeRawPointer) throws -> Void
+        fd: Int32, tree: UInt64, objectids: ClosedRange<UInt64>, types: ClosedRange<UInt32>,
+        _ body: ((objectid: UInt64, type: UInt32, offset: UInt64), UnsafeRawPointer) throws -> Void
     ) throws {
         let args = UnsafeMutablePointer<btrfs_ioctl_search_args>.allocate(capacity: 1)
         defer { args.deallocate() }
@@ -90,8 +103,8 @@ struct BtrfsAllocationReader {
         args.pointee.key.tree_id = tree
         args.pointee.key.min_objectid = objectids.lowerBound
         args.pointee.key.max_objectid = objectids.upperBound
-        args.pointee.key.min_type = type
-        args.pointee.key.max_type = type
+        args.pointee.key.min_type = types.lowerBound
+        args.pointee.key.max_type = types.upperBound
         args.pointee.key.max_offset = .max
         args.pointee.key.max_transid = .max
         let buffer = UnsafeRawPointer(args) + MemoryLayout<btrfs_ioctl_search_args>.offset(of: \.buf)!
@@ -109,7 +122,7 @@ struct BtrfsAllocationReader {
             for _ in 0..<count {
                 last = buffer.loadUnaligned(fromByteOffset: offset, as: btrfs_ioctl_search_header.self)
                 offset += headerSize
-                if last.type == type { try body((last.objectid, last.offset), buffer + offset) }
+                if types.contains(last.type) { try body((last.objectid, last.type, last.offset), buffer + offset) }
                 offset += Int(last.len)
             }
             // Resume after the last key returned; the search key is (objectid, type, offset).
@@ -119,7 +132,7 @@ struct BtrfsAllocationReader {
                 args.pointee.key.min_offset = last.offset + 1
             } else if last.objectid < objectids.upperBound {
                 args.pointee.key.min_objectid = last.objectid + 1
-                args.pointee.key.min_type = type
+                args.pointee.key.min_type = types.lowerBound
                 args.pointee.key.min_offset = 0
             } else {
                 return

@@ -62,15 +62,37 @@ import Testing
         #expect(!allocation.fits(size: 1040 * .mib))
     }
 
-    @Test func aHoleBelowTheTargetTakesTheChunksThatMove() {
-        // Data chunks at 529-1041, 1641-2153 and 2153-2665 MiB, 100 MiB used in each: the
-        // last two (224 MiB in 16 MiB steps) need 18 MiB of the hole beyond half the room
-        // left in the first chunk (206 MiB); the 68 MiB margin fits in the metadata room.
+    @Test func movingExtentsGoIntoFreeRunsOfStayingChunks() {
+        // Data chunks at 529-1041, 1641-2153 and 2153-2665 MiB, one 100 MiB extent each:
+        // once the first chunk stays, its 412 MiB free run takes both moving extents.
         let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib], holeAfterFirst: 600 * .mib)
-        #expect(allocation.minimum == (1041 + 18) * .mib)
-        #expect(allocation.fits(size: 1059 * .mib))
-        #expect(!allocation.fits(size: 1058 * .mib))
+        #expect(allocation.minimum == 1041 * .mib)
+        #expect(!allocation.fits(size: 1040 * .mib))
         #expect(allocation.fits(size: 3 * .gib))
+    }
+
+    @Test func anExtentIsNeverSplitToFitSmallerRuns() {
+        // Two 400 MiB extents leave 112 MiB runs: the third chunk's 200 MiB extent cannot
+        // move into them, and there is no hole for a new chunk.
+        let full = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib])
+        #expect(full.minimum == 2065 * .mib)
+        // With a 600 MiB hole below, a new chunk cut from it takes the extent; not two of them.
+        let holed = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib], holeAfterFirst: 600 * .mib)
+        #expect(holed.fits(size: 2153 * .mib))
+        #expect(!holed.fits(size: 1640 * .mib))
+    }
+
+    @Test func movingMetadataNeedsNewChunksFromTheHoles() {
+        // Everything but the first data chunk lies beyond 1041 MiB when metadata sits last.
+        let data = BtrfsAllocation.BlockGroup(start: 1 << 30, length: 512 * .mib, used: 100 * .mib, kind: .data)
+        let metadata = BtrfsAllocation.BlockGroup(start: 2 << 30, length: 256 * .mib, used: 40 * .mib, kind: .metadata)
+        let allocation = BtrfsAllocation(deviceSize: 2 * .gib, extents: [
+            .init(start: .mib, length: 512 * .mib, chunk: 1 << 30),
+            .init(start: 1024 * .mib, length: 256 * .mib, chunk: 2 << 30),
+            .init(start: 1280 * .mib, length: 256 * .mib, chunk: 2 << 30),
+        ], blockGroups: [data, metadata])
+        // 80 MiB of metadata (two copies) in 16 MiB steps, plus the 64 MiB margin, from the hole at 513 MiB.
+        #expect(allocation.minimum == (513 + 80) * .mib)
     }
 
     @Test func fitsGrowsWithTheSize() {

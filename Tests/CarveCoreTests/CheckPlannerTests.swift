@@ -151,15 +151,28 @@ import Testing
         #expect(report.verdict == .fits)
     }
 
-    @Test func btrfsPartEmptyChunksAskForABalance() throws {
+    @Test func btrfsFragmentedChunksAskForABalance() throws {
+        var fixture = CheckFixture()
+        fixture.mount("sda1", at: "/mnt")
+        fixture.sizer.figures["/dev/sda1"] = FilesystemFigures(
+            fsType: "btrfs", minimum: 2065 * .mib, minimumAfterBalance: 1109 * .mib, source: "test"
+        )
+        let report = try fixture.run("/dev/sda1", .shrinkTo(1500 * .mib))
+        #expect(report.blockers.map(\.kind) == [.belowMinimum, .allocatedChunks])
+        #expect(report.blockers[1].bytes == (2065 - 1109) * .mib)
+        #expect(report.remedies.map(\.command) == ["btrfs balance start -dusage=100 /mnt"])
+        let further = try fixture.run("/dev/sda1", .shrinkTo(1000 * .mib))
+        #expect(further.blockers.map(\.kind) == [.belowMinimum])
+        #expect(further.notes.contains { $0.contains("still above the target") })
+    }
+
+    @Test func btrfsPartEmptyChunksRepackWithoutABalance() throws {
         var fixture = CheckFixture()
         fixture.mount("sda1", at: "/mnt")
         fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib]))
-        let report = try fixture.run("/dev/sda1", .shrinkTo(1500 * .mib))
-        #expect(report.blockers.map(\.kind) == [.belowMinimum, .allocatedChunks])
-        #expect(report.minimumSize == 1553 * .mib)  // the last data chunk repacks into the others
-        #expect(report.blockers[1].bytes == (1553 - 1109) * .mib)
-        #expect(report.remedies.map(\.command) == ["btrfs balance start -dusage=100 /mnt"])
+        let report = try fixture.run("/dev/sda1", .shrinkTo(1041 * .mib))
+        #expect(report.minimumSize == 1041 * .mib)
+        #expect(report.verdict == .fits)
     }
 
     @Test func btrfsSnapshotsInTheWayNameTheFewestOldestDeletable() throws {

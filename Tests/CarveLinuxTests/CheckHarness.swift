@@ -28,6 +28,16 @@ enum CheckHarness {
         return (status, sink.text.stdout, sink.text.stderr)
     }
 
+    /// The carve executable built next to this test bundle.
+    static func carveExecutable() throws -> String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("carve").path }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw RuntimeError("no carve executable next to \(CommandLine.arguments[0])")
+        }
+        return found
+    }
+
     /// Writes `count` files of `mebibytes` random MiB each under `directory`, named `prefix0`...
     static func writeFiles(_ directory: String, count: Int, mebibytes: Int, prefix: String = "f") throws {
         try Shell.check(["sh", "-c", """
@@ -100,7 +110,7 @@ enum CheckHarness {
     static func record(_ line: String) {
         print("check-calibration: \(line)")
         let path = "/tmp/carve-check-calibration.txt"
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         if let handle = FileHandle(forWritingAtPath: path) {
             handle.seekToEndOfFile()
             handle.write(Data((line + "\n").utf8))

@@ -38,6 +38,44 @@ struct CheckValidationTests {
         }
     }
 
+    /// More layouts, each checked at carve's minimum: a quarter left of small files, one
+    /// 600 MiB file filling the disk (64 MiB extents that cannot be split), big files after
+    /// many small ones were deleted, and a snapshot pinning deleted files.
+    static let layouts: [(name: String, script: String)] = [
+        ("quarter left", "i=0; while [ $i -lt 80 ]; do head -c 5M /dev/urandom > M/f$i; i=$((i+1)); done; sync; rm M/f*[123567]"),
+        ("one large file", "head -c 600M /dev/urandom > M/big"),
+        ("big after small", "i=0; while [ $i -lt 100 ]; do head -c 2M /dev/urandom > M/s$i; i=$((i+1)); done; "
+            + "head -c 150M /dev/urandom > M/b1; head -c 150M /dev/urandom > M/b2; sync; rm M/s*"),
+        ("snapshot pinning", "i=0; while [ $i -lt 40 ]; do head -c 10M /dev/urandom > M/f$i; i=$((i+1)); done; sync; "
+            + "btrfs -q subvolume snapshot -r M M/snap; rm M/f*; i=0; while [ $i -lt 20 ]; do head -c 10M /dev/urandom > M/g$i; i=$((i+1)); done"),
+    ]
+
+    @Test(arguments: 0..<layouts.count)
+    func btrfsLayoutsShrinkAtCarvesMinimum(_ index: Int) throws {
+        let layout = Self.layouts[index]
+        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
+            let mountpoint = try disk.mount(part)
+            try Shell.check(["sh", "-c", layout.script.replacingOccurrences(of: "M/", with: mountpoint + "/") + "; sync"])
+            try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
+            let report = try CheckHarness.check(part, .shrinkTo(999 * Self.mebibyte))
+            let minimum = try #require(report.minimumSize), size = try #require(report.currentSize)
+            #expect(try CheckHarness.check(part, .shrinkTo(minimum)).verdict == .fits)
+            if minimum > 256 * Self.mebibyte {
+                #expect(try CheckHarness.check(part, .shrinkTo(minimum - Self.mebibyte)).verdict == .doesNotFit)
+            }
+            guard minimum < size else { return }
+            let shrunk = try CheckHarness.btrfsResize(mountpoint, to: minimum)
+            #expect(shrunk, "carve said \(minimum) fits but btrfs refused it (\(layout.name))")
+            guard shrunk else { return }
+            try CheckHarness.btrfsGrowBack(mountpoint)
+            let realFloor = try CheckHarness.btrfsFloor(mountpoint, from: minimum, step: 4 * Self.mebibyte) ?? minimum
+            CheckHarness.record("btrfs, \(layout.name): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
+                + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", Double(minimum - realFloor) / Double(size) * 100))%")
+        }
+    }
+
     /// Checks above, at and below carve's minimum; shrinks at the minimum and steps down
     /// to find what really works; then shrinks filesystem and partition for good.
     func confirmBtrfsBoundary(disk: LoopDisk, part: String, mountpoint: String, scenario: String) throws {
@@ -146,7 +184,9 @@ struct CheckValidationTests {
             // The printed remedy, run as printed (with --yes: no terminal here), then the balance.
             let lines = blocked.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let delete = try #require(lines.first { $0.hasPrefix("carve snapshots delete ") })
-            let deleted = CheckHarness.carve(Array(delete.split(separator: " ").dropFirst().map(String.init)) + ["--yes"])
+            // As a separate process, as the user runs it (in-process, the delete leaves a
+            // descriptor of the mountpoint open, which keeps it from unmounting later).
+            let deleted = try Shell.run([try CheckHarness.carveExecutable()] + delete.split(separator: " ").dropFirst().map(String.init) + ["--yes"])
             #expect(deleted.status == 0, "\(deleted.stdout)\(deleted.stderr)")
             #expect(!FileManager.default.fileExists(atPath: mountpoint + "/snap-1"))
             #expect(FileManager.default.fileExists(atPath: mountpoint + "/snap-2"))
