@@ -65,10 +65,11 @@ struct SnapshotsListCommand: ParsableCommand {
             if let scanned = listing.exact { out.note("\(filesystem.mountpoint): \(scanned.summary)") }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }
+            // Positions, not copies: ten thousand selected snapshots are not held twice.
             let selected = select(criteria, in: listing, now: services.clock.now)
-            exclusiveKnown = exclusiveKnown && selected.allSatisfy { $0.exclusive != nil }
-            exact.add(listing, selected: selected)
-            rows += SnapshotRow.rows(selected, of: listing, timeZone: services.clock.timeZone)
+            exclusiveKnown = exclusiveKnown && selected.allSatisfy { listing.subvolumes[$0].exclusive != nil }
+            if listing.exact != nil { exact.add(listing, selected: selected.map { listing.subvolumes[$0] }) }
+            rows += SnapshotRow.rows(at: selected, of: listing, timeZone: services.clock.timeZone)
         }
         rows.sort(by: sortColumn)
 
@@ -120,12 +121,12 @@ struct SnapshotsListCommand: ParsableCommand {
     }
 
     /// The selected snapshots; with --all-subvolumes the plain subvolumes go through the same filters.
-    func select(_ criteria: SnapshotSelection, in listing: SubvolumeListing, now: Date) -> [Subvolume] {
-        guard allSubvolumes else { return criteria.apply(to: listing.subvolumes, now: now) }
+    /// Positions in `listing.subvolumes` of the selected snapshots.
+    func select(_ criteria: SnapshotSelection, in listing: SubvolumeListing, now: Date) -> [Int] {
+        guard allSubvolumes else { return criteria.selectedIndices(in: listing.subvolumes, now: now) }
         var everything = listing.subvolumes
         for index in everything.indices { everything[index].isSnapshot = true }
-        let chosen = Set(criteria.apply(to: everything, now: now).map(\.id))
-        return listing.subvolumes.filter { chosen.contains($0.id) }
+        return criteria.selectedIndices(in: everything, now: now)
     }
 
     func summary(_ rows: [SnapshotRow], exclusiveKnown: Bool) -> String {

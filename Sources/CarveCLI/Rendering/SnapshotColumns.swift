@@ -25,9 +25,22 @@ struct SnapshotRow: Sendable {
 
     /// Every snapshot of `listing` as rows.
     static func rows(_ snapshots: [Subvolume], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
+        let mountedPaths = mountedPathsByID(listing)
+        return snapshots.map { SnapshotRow($0, on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone) }
+    }
+
+    /// The subvolumes at `positions` of `listing` as rows, without an intermediate copy.
+    static func rows(at positions: [Int], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
+        let mountedPaths = mountedPathsByID(listing)
+        return positions.map {
+            SnapshotRow(listing.subvolumes[$0], on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone)
+        }
+    }
+
+    private static func mountedPathsByID(_ listing: SubvolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
         for subvolume in listing.subvolumes { mountedPaths[subvolume.id] = subvolume.mountedPath }
-        return snapshots.map { SnapshotRow($0, on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone) }
+        return mountedPaths
     }
 
     /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).

@@ -52,9 +52,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         let classifier = SnapshotClassifier(
             snapperDirectories: snapperDirectories(snapper.configs, on: filesystem),
             readFile: { path, limit in try MetadataFile.read(path, limit: limit) })
-        let classified = classifier.classify(found)
+        let classifyWarnings = classifier.classify(&found)
         var listing = SubvolumeListing(
-            filesystem: filesystem, subvolumes: classified.subvolumes, sizes: .none, warnings: warnings + classified.warnings)
+            filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
         if sizes == .quota { try attachQuotaSizes(to: &listing) }
         if sizes == .exact { try attachExactSizes(to: &listing) }
         return listing

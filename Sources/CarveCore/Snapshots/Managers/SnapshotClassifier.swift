@@ -30,25 +30,30 @@ public struct SnapshotClassifier: Sendable {
 
     /// The subvolumes with `isSnapshot`, `metadata`, source and nesting filled in, and the warnings.
     public func classify(_ subvolumes: [Subvolume]) -> (subvolumes: [Subvolume], warnings: [String]) {
+        var classified = subvolumes
+        let warnings = classify(&classified)
+        return (classified, warnings)
+    }
+
+    /// Classifies in place (no second array of ten thousand subvolumes); returns the warnings.
+    public func classify(_ subvolumes: inout [Subvolume]) -> [String] {
         var byUUID: [String: (id: UInt64, path: String)] = [:]
         byUUID.reserveCapacity(subvolumes.count)
         for subvolume in subvolumes { byUUID[subvolume.uuid] = (subvolume.id, subvolume.path) }
         let parents = Set(subvolumes.map(\.parentID))
         var warnings: [String] = []
-        let classified = subvolumes.map { original -> Subvolume in
-            var subvolume = original
-            if let parentUUID = subvolume.parentUUID, let source = byUUID[parentUUID] {
-                subvolume.sourceID = source.id
-                subvolume.sourcePath = source.path
+        for index in subvolumes.indices {
+            if let parentUUID = subvolumes[index].parentUUID, let source = byUUID[parentUUID] {
+                subvolumes[index].sourceID = source.id
+                subvolumes[index].sourcePath = source.path
             }
-            subvolume.hasNestedSubvolumes = parents.contains(subvolume.id)
-            let (metadata, warning) = recognise(subvolume)
+            subvolumes[index].hasNestedSubvolumes = parents.contains(subvolumes[index].id)
+            let (metadata, warning) = recognise(subvolumes[index])
             if let warning { warnings.append(warning) }
-            subvolume.metadata = metadata ?? .plain
-            subvolume.isSnapshot = subvolume.parentUUID != nil || metadata != nil
-            return subvolume
+            subvolumes[index].metadata = metadata ?? .plain
+            subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || metadata != nil
         }
-        return (classified, warnings)
+        return warnings
     }
 
     /// The manager's metadata when the subvolume is in a known layout, else nil.
