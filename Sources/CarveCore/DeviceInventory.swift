@@ -65,16 +65,21 @@ public struct DeviceInventory: Sendable {
 
     /// Enumerated devices with their sysfs attributes only (no property source is
     /// asked), without what lsblk hides by default: RAM disks (major 1) and loop
-    /// devices with no file attached.
-    public func listedDevices() throws -> [BlockDevice] {
+    /// devices with no file attached. `includingHidden` keeps those too, for a
+    /// device named on the command line, which lsblk shows whatever it is.
+    public func listedDevices(includingHidden: Bool = false) throws -> [BlockDevice] {
         var devices: [BlockDevice] = []
         for entry in try enumerator.blockDevices() {
             guard let sysfs = try attributes.attributes(of: entry.name) else { continue }
-            if sysfs.number.major == 1 { continue }
-            if entry.name.hasPrefix("loop"), sysfs.parent == nil, sysfs.size == 0, !sysfs.hasBackingFile { continue }
+            if !includingHidden && DeviceInventory.isHiddenByDefault(entry.name, sysfs) { continue }
             devices.append(BlockDevice(entry, sysfs))
         }
         return DeviceInventory.parentsFirst(devices)
+    }
+
+    static func isHiddenByDefault(_ name: String, _ sysfs: SysfsDevice) -> Bool {
+        if sysfs.number.major == 1 { return true }
+        return name.hasPrefix("loop") && sysfs.parent == nil && sysfs.size == 0 && !sysfs.hasBackingFile
     }
 
     func mergedProperties(of device: BlockDevice, parent: BlockDevice?, denied: inout Set<DeviceField>) -> DeviceProperties {

@@ -127,8 +127,8 @@ public enum DevicePathError {
         UsageError("\(path) is not a block device (it is \(kind.rawValue))")
     }
 
-    /// A block device that the listing hides, such as a RAM disk or an unused loop device.
+    /// A block device node whose device the kernel does not list in sysfs (a stale node).
     public static func notListed(_ path: String) -> UsageError {
-        UsageError("\(path) is a block device that carve does not list (a RAM disk or an unused loop device)")
+        UsageError("\(path) is a block device node, but the kernel lists no such device")
     }
 }

@@ -149,6 +149,14 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(names == ["loop1", "loop2", "zram0"])
     }
 
+    @Test func hiddenDevicesAreListedWhenAsked() throws {
+        let attributes = ["ram0": sysfs(1, 0), "loop0": sysfs(7, 0, size: 0), "loop2": sysfs(7, 2)]
+        let all = try inventory(["ram0", "loop0", "loop2"], attributes, []).listedDevices(includingHidden: true)
+        #expect(all.map(\.name) == ["ram0", "loop0", "loop2"])
+        let result = try inventory(["ram0", "loop0", "loop2"], attributes, []).collect(restrictedTo: ["loop0"], listed: all)
+        #expect(result.devices.map(\.name) == ["loop0"])
+    }
+
     @Test func ordersDisksByNumberWithTheirPartitionsAfterThem() throws {
         var attributes = disk
         attributes["loop0"] = sysfs(7, 0)

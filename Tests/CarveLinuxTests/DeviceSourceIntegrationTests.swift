@@ -129,6 +129,21 @@ struct DeviceSourceIntegrationTests {
         #expect(render(lsblk?["fstype"]) == "ext4", "lsblk read the stale udev record")
     }
 
+    /// A device named through a symlink (as /dev/disk/by-uuid/... are) is the device itself.
+    @Test func deviceAtFollowsSymlinks() throws {
+        try withFilesystemsFixture { fixture in
+            let link = fixture.gpt.directory + "/by-label-my-data"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fixture.ext4)
+            let source = LinuxDeviceSource()
+            let device = try source.device(at: link)
+            #expect(device.name == name(fixture.ext4))
+            #expect(device.properties.label == FilesystemsFixture.ext4Label)
+            #expect(device.properties.fsType == "ext4")
+            #expect(device.parent == name(fixture.gpt.device))
+            #expect(source.fieldsNeedingRoot(on: [device.name]).isEmpty, "root can probe")
+        }
+    }
+
     /// An active swap partition's mountpoint is "[SWAP]", as lsblk shows it.
     @Test func activeSwapShowsLikeLsblk() throws {
         try withFilesystemsFixture { fixture in
