@@ -58,6 +58,28 @@ public struct SnapshotClassifier: Sendable {
 
     /// The manager's metadata when the subvolume is in a known layout, else nil.
     func recognise(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
+        // Byte checks first: most subvolumes match no layout, and splitting every
+        // path into Strings cost more than reading the subvolume from the kernel.
+        let bytes = subvolume.path.utf8
+        let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        let last = lastSlash.map { bytes[bytes.index(after: $0)...] } ?? bytes[...]
+        if last.elementsEqual("snapshot".utf8) || (last.first == UInt8(ascii: "@") && subvolume.path.contains("timeshift-btrfs/")) {
+            return recogniseByComponents(subvolume)
+        }
+        if subvolume.readOnly, Self.mayBeBtrbk(last), let name = String(last),
+           let parsed = BtrbkName.parse(name, timeZone: timeZone) {
+            return (ManagerMetadata(manager: .btrbk, name: name, created: parsed.created), nil)
+        }
+        return (nil, nil)
+    }
+
+    /// A '.' followed by at least eight digits: the only names worth parsing as btrbk's.
+    static func mayBeBtrbk(_ name: Substring.UTF8View) -> Bool {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        return name[name.index(after: dot)...].prefix(8).filter { $0 >= 0x30 && $0 <= 0x39 }.count == 8
+    }
+
+    private func recogniseByComponents(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
         let components = subvolume.path.split(separator: "/").map(String.init)
         if components.count >= 3, components[components.count - 1] == "snapshot",
            let number = Int(components[components.count - 2]), components[components.count - 2].allSatisfy(\.isASCII) {
@@ -70,9 +92,6 @@ public struct SnapshotClassifier: Sendable {
         if components.count >= 4, components[components.count - 4] == "timeshift-btrfs",
            components[components.count - 3] == "snapshots", components[components.count - 1].hasPrefix("@") {
             return timeshift(subvolume, name: components[components.count - 2])
-        }
-        if let last = components.last, subvolume.readOnly, let parsed = BtrbkName.parse(last, timeZone: timeZone) {
-            return (ManagerMetadata(manager: .btrbk, name: last, created: parsed.created), nil)
         }
         return (nil, nil)
     }
