@@ -174,6 +174,18 @@ public struct FakeDeviceSource: DeviceSource {
         return copy
     }
 
+    /// The same devices with `name` changed by `change` (read-only, mounted, another size...).
+    public func updating(_ name: String, _ change: (inout BlockDevice) -> Void) -> Self {
+        var copy = self
+        for index in copy.all.indices where copy.all[index].name == name { change(&copy.all[index]) }
+        return copy
+    }
+
+    /// The same devices with `name` mounted at `mountpoints` (added to any it has).
+    public func mounted(_ name: String, at mountpoints: String...) -> Self {
+        updating(name) { $0.mountpoints += mountpoints }
+    }
+
     /// The device named `name`; traps when there is none (a test bug).
     public subscript(name: String) -> BlockDevice {
         guard let device = all.first(where: { $0.name == name }) else { fatalError("no fake device \(name)") }

@@ -50,6 +50,12 @@ import Testing
         #expect(lines.map(\.device.name) == ["dm-0", "dm-1"])
     }
 
+    @Test func fakeUpdatesAndMountsByName() throws {
+        let changed = source.updating("sdb") { $0.readOnly = true }.mounted("loop0", at: "/mnt/a", "/mnt/b")
+        #expect(changed["sdb"].readOnly && !source["sdb"].readOnly)
+        #expect(changed["loop0"].mountpoints == ["/mnt/a", "/mnt/b"])
+    }
+
     @Test func partitionsOfADiskWhoseNameEndsInADigitGetAP() throws {
         let nvme = FakeDeviceSource().disk("nvme0n1", size: .gib, partitions: [FakePartition(size: .mib)])
         #expect(try nvme.devices().map(\.name) == ["nvme0n1", "nvme0n1p1"])
