@@ -19,6 +19,7 @@ struct DeviceSourceIntegrationTests {
     @Test func agreesWithBlkidAndLsblkWithUdevd() throws {
         let startedByUs = try Udevd.start()
         defer { Udevd.stop(startedByUs: startedByUs) }
+        #expect(UdevDaemon.isRunning(), "carve must see the udevd that runs, or it would not read its records")
         try withFilesystemsFixture { fixture in
             let mounted = try fixture.gpt.mount(fixture.ext4)
             let mountedAgain = try fixture.gpt.mount(fixture.ext4)

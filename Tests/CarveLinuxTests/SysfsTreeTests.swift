@@ -116,10 +116,13 @@ import CarveTestSupport
         }
         try process(1, "1 (init) S 0 1 1")
         try process(40, "40 (systemd-udevd) Z 1 40 40")
-        try Data().write(to: URL(fileURLWithPath: "\(root)/control"))
-        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/control"), "a zombie udevd is not running")
+        #expect(!UdevDaemon.processIsRunning(proc: root), "a zombie udevd is not running")
         try process(41, "41 (systemd-udevd) S 1 41 41")
-        #expect(UdevDaemon.isRunning(proc: root, control: "\(root)/control"))
+        #expect(UdevDaemon.processIsRunning(proc: root))
         #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/no-control"), "no control socket, no udevd")
+        // A control path nobody listens on refuses the connection: udevd is gone.
+        try Data().write(to: URL(fileURLWithPath: "\(root)/control"))
+        #expect(UdevDaemon.acceptsConnection("\(root)/control") == false)
+        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/control"))
     }
 }

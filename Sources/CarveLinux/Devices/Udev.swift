@@ -1,5 +1,6 @@
 import CUdev
 import CarveCore
+import Foundation
 import Glibc
 
 /// A libudev context (`struct udev`), unreferenced when dropped.
@@ -86,9 +87,11 @@ public struct UdevBlockEnumerator: BlockDeviceEnumerator {
 
     public func blockDevices() throws -> [EnumeratedDevice] {
         let enumeration = try UdevEnumeration(try UdevContext(), subsystem: "block")
+        // The kernel name is the sysfs path's last component and the node is named
+        // after it ('!' standing for '/', as in cciss!c0d0): no device object per entry.
         return try enumeration.scan().compactMap { path in
-            guard let device = enumeration.device(atSysPath: path), let name = device.name else { return nil }
-            return EnumeratedDevice(name: name, node: device.node)
+            guard let name = path.split(separator: "/").last.map(String.init) else { return nil }
+            return EnumeratedDevice(name: name, node: "/dev/" + name.replacingOccurrences(of: "!", with: "/"))
         }
     }
 }

@@ -1,5 +1,6 @@
 import CarveCore
 import Foundation
+import Glibc
 
 /// Properties from the udev database (/run/udev/data), the first source lsblk asks.
 ///
@@ -49,6 +50,13 @@ public enum UdevDaemon {
     public static func isRunning(proc: String = "/proc", control: String = "/run/udev/control") -> Bool {
         // Without its control socket udevd has never run here: no need to look further.
         guard FileManager.default.fileExists(atPath: control) else { return false }
+        // A live udevd accepts a connection; a stale socket refuses it. Only root may
+        // connect, so others look for the process instead.
+        return acceptsConnection(control) ?? processIsRunning(proc: proc)
+    }
+
+    /// Whether /proc shows a live (not zombie) systemd-udevd.
+    public static func processIsRunning(proc: String = "/proc") -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let stat = try? String(contentsOfFile: "\(proc)/\(pid)/stat", encoding: .utf8),
@@ -59,5 +67,23 @@ public enum UdevDaemon {
             if command == "systemd-udevd" || command == "udevd", state != "Z" { return true }
         }
         return false
+    }
+
+    /// True when something listens on the unix socket, false when the connection is
+    /// refused (nobody listens), nil when it cannot tell (no permission).
+    static func acceptsConnection(_ path: String) -> Bool? {
+        let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result == 0 { return true }
+        return errno == ECONNREFUSED ? false : nil
     }
 }
