@@ -2,13 +2,11 @@
 /// that follow. CarveLinux reads it (BTRFS_IOC_TREE_SEARCH on the device and extent
 /// trees, BTRFS_IOC_SPACE_INFO); the arithmetic lives here so it can be tested.
 ///
-/// A shrink relocates every block group with a device extent beyond the new end: its
-/// used bytes are rewritten into free space inside block groups of the same type
-/// below the end, or into new chunks in unallocated space below it. `fits(size:)`
-/// checks exactly that budget, plus a margin. `btrfs inspect-internal min-dev-size`
-/// keeps chunks whole instead; measured on loop devices it is either far too high
-/// (after deletions leave chunks half empty) or just below what works (a shrink above
-/// it has failed with ENOSPC), so carve does not use it for the verdict.
+/// A shrink relocates every block group with a device extent beyond the new end;
+/// `fits(size:)` (BtrfsRelocation.swift) simulates that extent by extent. `btrfs
+/// inspect-internal min-dev-size` keeps chunks whole instead; measured on loop devices
+/// it is either far too high (after deletions leave chunks half empty) or just below
+/// what works (a shrink above it has failed with ENOSPC), so carve does not use it.
 public struct BtrfsAllocation: Sendable, Hashable, Codable {
     /// One chunk stripe on this device: `length` bytes at byte `start`, belonging to
     /// the block group that starts at logical address `chunk`.

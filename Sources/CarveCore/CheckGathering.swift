@@ -18,7 +18,9 @@ public struct CheckEnvironment: Sendable {
 public enum Check {
     public static func run(device path: String, operation: CheckOperation, in environment: CheckEnvironment) throws -> CheckReport {
         let device = try environment.devices.device(at: path)
-        let all = try environment.devices.devices()
+        // A partition needs nothing but itself and its disk's table: the whole machine
+        // is probed only for a disk, whose partitions must be found.
+        let all = device.kind == .part ? [] : try environment.devices.devices()
         let gatherer = Gatherer(environment: environment, devices: all)
         switch operation {
         case .shrinkTo(let bytes), .shrinkBy(let bytes):

@@ -10,13 +10,17 @@ struct BtrfsAllocationReader {
 
     func allocation(of device: BlockDevice) throws -> BtrfsAllocation {
         let directory = try OpenDirectory(mountpoint)
-        let (devid, size) = try deviceID(of: device, fd: directory.fd)
-        let reserve = try globalReserve(fd: directory.fd)
-        let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: directory.fd)
-        return BtrfsAllocation(
-            deviceSize: size, extents: try deviceExtents(devid: devid, fd: directory.fd),
-            blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve
-        )
+        // Keep the descriptor open until the last ioctl, not only until its last mention.
+        return try withExtendedLifetime(directory) {
+            let fd = directory.fd
+            let (devid, size) = try deviceID(of: device, fd: fd)
+            let reserve = try globalReserve(fd: fd)
+            let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: fd)
+            return BtrfsAllocation(
+                deviceSize: size, extents: try deviceExtents(devid: devid, fd: fd),
+                blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve
+            )
+        }
     }
 
     /// The btrfs device id of `device` and the size btrfs uses of it, found by
