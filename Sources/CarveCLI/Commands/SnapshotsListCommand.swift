@@ -88,14 +88,15 @@ struct SnapshotsListCommand: ParsableCommand {
             return out.line(JSONValue.object([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
         }
         out.write("{\n   \"snapshots\": [\n")
-        var chunk = ""
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 17)
         for (index, row) in rows.enumerated() {
-            chunk += "      "
-            chunk += SnapshotColumns.snapshotJSON(row, columns: columns).rendered(level: 2)
-            chunk += index < rows.count - 1 ? ",\n" : "\n"
-            if chunk.utf8.count > 1 << 16 { out.write(chunk); chunk = "" }
+            chunk.append(contentsOf: "      ".utf8)
+            SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &chunk, level: 2)
+            chunk.append(contentsOf: (index < rows.count - 1 ? ",\n" : "\n").utf8)
+            if chunk.count > 1 << 16 { out.write(String(decoding: chunk, as: UTF8.self)); chunk.removeAll(keepingCapacity: true) }
         }
-        out.write(chunk + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
+        out.write(String(decoding: chunk, as: UTF8.self) + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
     func sizeMode(_ services: Services) throws -> SizeMode {
