@@ -192,6 +192,42 @@ struct ExactSizesIntegrationTests {
         }
     }
 
+    /// Quotas off: `carve check` scans, names the snapshot pinning deleted data and
+    /// prints a thin command that, run as printed, deletes exactly that snapshot.
+    @Test func checkNamesTheSnapshotsInTheWayWithQuotasOff() throws {
+        try withDisk { disk in
+            try disk.sh("i=0; while [ $i -lt 40 ]; do head -c 10M /dev/urandom > data/old$i; i=$((i+1)); done; sync")
+            try disk.snapshot("snap-1")
+            try disk.sh("rm data/old*; i=0; while [ $i -lt 10 ]; do head -c 10M /dev/urandom > data/new$i; i=$((i+1)); done; sync")
+            try disk.snapshot("snap-2")
+            func check(_ target: UInt64) throws -> (Int32, [String: Any]) {
+                let result = try Shell.run([CarveBinary.path, "check", disk.loop.device, "--shrink-to", String(target), "--json"])
+                let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                return (result.status, try #require(json, "\(result.stdout)\(result.stderr)"))
+            }
+            let (_, probe) = try check(100 << 20)
+            let minimum = try #require(probe["minimum_size"] as? Int)
+            let without = try #require(probe["minimum_size_without_snapshots"] as? Int, "\(probe)")
+            #expect(without + (300 << 20) < minimum, "400M pinned by snap-1: \(without) vs \(minimum)")
+            let target = (UInt64((minimum + without) / 2) >> 20) << 20
+            let (status, report) = try check(target)
+            #expect(status == 3)
+            let blockers = (report["blockers"] as? [[String: Any]]) ?? []
+            let pinning = try #require(blockers.first { $0["kind"] as? String == "snapshots" }, "\(report)")
+            #expect((pinning["detail"] as? String)?.contains("snaps/snap-1") == true)
+            #expect((pinning["detail"] as? String)?.contains("snap-2") == false)
+            let commands = ((report["remedies"] as? [[String: Any]]) ?? []).compactMap { $0["command"] as? String }
+            let thin = try #require(commands.first { $0.hasPrefix("carve snapshots thin ") }, "\(commands)")
+            #expect(thin.contains(" --sizes exact"))
+            let run = try Shell.run(
+                [CarveBinary.path] + thin.split(separator: " ").dropFirst().map(String.init) + ["--yes"],
+                environment: ["CARVE_LOCK_FILE": disk.loop.directory + "/carve.lock"])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: disk.mountpoint + "/snaps/snap-1"))
+            #expect(FileManager.default.fileExists(atPath: disk.mountpoint + "/snaps/snap-2"))
+        }
+    }
+
     @Test func exactSizesNeedRoot() throws {
         try withDisk { disk in
             let bin = disk.loop.directory + "/bin"

@@ -41,47 +41,98 @@ struct ExtentScanner {
     let mountpoint: String
     let isRoot: Bool
 
+    /// Trees read at once: the tree search is kernel work, one core per tree.
+    static let workers = 2
+
+    /// One tree's file extent references, read by one worker.
+    struct TreeReading {
+        var references: [ExtentKey] = []
+        var inline: [UInt64] = []
+        var leafBytes: UInt64 = 0
+        var fileExtents = 0
+        var malformed = 0
+        var bytesRead: UInt64 = 0
+        var items = 0
+        /// Deleted since it was listed: its references are on their way out with it.
+        var gone = false
+        var error: (any Error)?
+    }
+
     /// Scans `subvolumes` (the top level is added) of the filesystem mounted at `mountpoint`.
-    func scan(subvolumes ids: [UInt64], progress: ((ExtentScanProgress) -> Void)? = nil) throws -> ExactSizes {
+    /// Trees are read a few at a time in parallel, then merged into the map in id order,
+    /// so memory holds the map plus the references of the trees being read.
+    func scan(subvolumes ids: [UInt64], progress: (@Sendable (ExtentScanProgress) -> Void)? = nil) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
         let directory = try DirectoryHandle(mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
-        let search = TreeSearch(directory)
+        let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let trees = Array(Set(ids + [Self.topLevel])).sorted()
         var map = ExtentMap(subvolumes: trees)
         var treeBytes: [UInt64: UInt64] = [:]
-        var fileExtents = 0, malformed = 0
-        for (done, tree) in trees.enumerated() {
-            var leafBytes: UInt64 = 0
-            do {
-                try search.forEachItem(
-                    tree: tree, firstObjectID: Self.firstFreeObjectID,
-                    afterCall: { progress?(ExtentScanProgress(subvolumesDone: done, subvolumesTotal: trees.count, bytesRead: search.bytesRead)) }
-                ) { item in
-                    leafBytes += ExactSizes.leafBytes(itemSize: item.data.count)
-                    guard item.type == Self.fileExtentType else { return }
-                    fileExtents += 1
-                    switch FileExtent(item.data) {
-                    case .onDisk(let bytenr, let bytes): map.addReference(subvolume: tree, diskBytenr: bytenr, diskBytes: bytes)
-                    case .inline(let bytes): map.addInline(subvolume: tree, bytes: bytes)
-                    case .malformed: malformed += 1
-                    }
-                }
-            } catch let error as SystemCallError where error.errno == ENOENT {
-                // Deleted since it was listed: its references are on their way out with it.
-                continue
+        var fileExtents = 0, malformed = 0, items = 0
+        var bytesRead: UInt64 = 0
+        for batchStart in stride(from: 0, to: trees.count, by: Self.workers) {
+            let batch = Array(trees[batchStart..<min(batchStart + Self.workers, trees.count)])
+            let readings = Readings(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { worker in
+                readings.store(worker, Self.read(tree: batch[worker], with: searches[worker]))
             }
-            treeBytes[tree] = ExactSizes.treeEstimate(leafBytes: leafBytes, nodeSize: nodeSize)
+            for (tree, reading) in zip(batch, readings.all) {
+                if let error = reading.error { throw error }
+                bytesRead += reading.bytesRead; items += reading.items
+                guard !reading.gone else { continue }
+                for key in reading.references { map.addReference(subvolume: tree, diskBytenr: key.diskBytenr, diskBytes: key.diskBytes) }
+                for bytes in reading.inline { map.addInline(subvolume: tree, bytes: bytes) }
+                fileExtents += reading.fileExtents; malformed += reading.malformed
+                treeBytes[tree] = ExactSizes.treeEstimate(leafBytes: reading.leafBytes, nodeSize: nodeSize)
+            }
+            progress?(ExtentScanProgress(subvolumesDone: batchStart + batch.count, subvolumesTotal: trees.count, bytesRead: bytesRead))
         }
-        progress?(ExtentScanProgress(subvolumesDone: trees.count, subvolumesTotal: trees.count, bytesRead: search.bytesRead))
         if malformed > 0 {
             throw RuntimeError("\(mountpoint): \(malformed) file extent items could not be read; exact sizes would be wrong")
         }
         let report = ExtentScanReport(
-            subvolumes: trees.count, items: search.items, fileExtentItems: fileExtents,
-            bytesRead: search.bytesRead, seconds: Date().timeIntervalSince(started))
+            subvolumes: trees.count, items: items, fileExtentItems: fileExtents,
+            bytesRead: bytesRead, seconds: Date().timeIntervalSince(started))
         return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
+    }
+}
+
+extension ExtentScanner {
+    /// Every file extent item of one tree; holes are left out here already.
+    static func read(tree: UInt64, with search: TreeSearch) -> TreeReading {
+        var reading = TreeReading()
+        let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
+        do {
+            try search.forEachItem(tree: tree, firstObjectID: firstFreeObjectID) { item in
+                reading.leafBytes += ExactSizes.leafBytes(itemSize: item.data.count)
+                guard item.type == fileExtentType else { return }
+                reading.fileExtents += 1
+                switch FileExtent(item.data) {
+                case .onDisk(let bytenr, let bytes):
+                    if bytenr != 0 { reading.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
+                case .inline(let bytes): reading.inline.append(bytes)
+                case .malformed: reading.malformed += 1
+                }
+            }
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            reading.gone = true
+        } catch {
+            reading.error = error
+        }
+        reading.bytesRead = search.bytesRead - bytesBefore
+        reading.items = search.items - itemsBefore
+        return reading
+    }
+
+    /// The workers' results, each written once by its own worker.
+    final class Readings: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [TreeReading]
+        init(count: Int) { slots = Array(repeating: TreeReading(), count: count) }
+        func store(_ index: Int, _ reading: TreeReading) { lock.lock(); slots[index] = reading; lock.unlock() }
+        var all: [TreeReading] { lock.lock(); defer { lock.unlock() }; return slots }
     }
 }
 
