@@ -13,6 +13,7 @@ final class DeleteHarness: @unchecked Sendable {
     let backend: FakeSnapshotBackend
     let lockPath: String
     var stdinIsTerminal = false
+    var stderrIsTerminal = false
     var answer: String?
     var isRoot = true
     var syslog: [String] = []
@@ -50,7 +51,9 @@ final class DeleteHarness: @unchecked Sendable {
         let status = DeletionServices.$current.withValue(deletion) {
             Services.$current.withValue(Services(
                 devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
-                isRoot: isRoot, stdinIsTerminal: stdinIsTerminal)) { CarveMain.run(["snapshots"] + arguments) }
+                isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal)) {
+                    CarveMain.run(["snapshots"] + arguments)
+                }
         }
         return RunResult(status: status, stdout: captured.stdout, stderr: captured.stderr)
     }
@@ -175,6 +178,17 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         _ = harness.run(["delete", "--manager", "plain", "--older-than", "45d", "--yes", "--syslog"])
         #expect(harness.syslog.count == 2)
         #expect(harness.syslog.first?.hasPrefix("deleted snapshot /mnt/snaps/home.0 (id 300") == true)
+    }
+
+    @Test func aProgressBarOnlyOnATerminal() {
+        let harness = DeleteHarness()
+        harness.stderrIsTerminal = true
+        let result = harness.run(["delete", "--manager", "plain", "--yes"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("\r[###############...............] 3/6 deleted"))
+        #expect(result.stderr.contains("\r\u{1B}[Kcarve: deleted snapshot /mnt/snaps/home.5 (id 305)\n"))
+        let plain = DeleteHarness().run(["delete", "--manager", "plain", "--yes"])
+        #expect(!plain.stderr.contains("\r"))
     }
 
     @Test func withoutATerminalOrYesNothingIsDeleted() {

@@ -20,10 +20,10 @@ struct DeletionFlow {
 
     var output: any OutputSink { services.output }
 
-    /// Runs the flow on the plan `planning` computes (under the lock, unless a dry run).
+    /// Runs the flow on the plan `planning` computes. The lock is taken once the
+    /// plan is confirmed, so a prompt left open never blocks a backup job; each
+    /// snapshot is checked again right before its deletion anyway.
     func run(planning: () throws -> DeletionPlan) throws {
-        let holder = options.dryRun ? nil : try deletion.lock.acquire(timeout: options.lockTimeout)
-        defer { holder?.release() }
         let plan = try ScanProgressLine.around(services) { try planning() }
         for note in plan.notes { output.note(note) }
         var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
@@ -33,6 +33,8 @@ struct DeletionFlow {
         try Confirmation.confirm(
             count: plan.toDelete.count, estimate: plan.estimatedReclaim, yes: options.yes, services: services,
             deletion: deletion)
+        let holder = try deletion.lock.acquire(timeout: options.lockTimeout)
+        defer { holder.release() }
         let before = options.wait ? try usage(of: plan) : nil
         let report = execute(plan)
         view.report = report
