@@ -218,6 +218,14 @@ struct SnapshotsListIntegrationTests {
         let table = try Shell.run([Self.carve, "snapshots", "list", fs.top, "--bytes"])
         #expect(table.stderr.contains("carve: 2 snapshots, \(total) bytes exclusive in total"))
 
+        // A qgroup assigned without a rescan leaves the numbers stale: carve says so, as btrfs-progs warns.
+        try Shell.check(["btrfs", "qgroup", "create", "1/100", fs.top])
+        try Shell.check(["btrfs", "qgroup", "assign", "--no-rescan", "0/256", "1/100", fs.top])
+        try Shell.check(["btrfs", "filesystem", "sync", fs.top])
+        let stale = try list([fs.top])
+        #expect(stale.snapshots.allSatisfy { $0["exclusive"] is NSNull })
+        #expect(stale.stderr.contains("carve: quotas on \(fs.top) are inconsistent: sizes unknown (btrfs quota rescan fixes it)"))
+
         try Shell.check(["btrfs", "quota", "disable", fs.top])
         try Shell.check(["btrfs", "filesystem", "sync", fs.top])
         let disabled = try list([fs.top])
