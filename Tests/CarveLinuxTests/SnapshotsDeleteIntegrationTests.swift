@@ -48,6 +48,21 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 
+    @Test func theDefaultSubvolumeIsRefusedEvenWhenItIsASnapshot() throws {
+        try withDeletionDisk { disk in
+            for name in ["s1", "s2"] { try disk.snapshot(name) }
+            try Shell.check(["btrfs", "subvolume", "set-default", disk.mountpoint + "/snaps/s1"])
+            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--syslog", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let protected = try DeletionDisk.json(result)["protected"] as? [[String: Any]] ?? []
+            #expect(protected.first?["reason"] as? String == "it is the filesystem's default subvolume")
+            #expect(try disk.subvolumes() == ["data", "snaps/s1"])
+            let named = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/s1", "--yes"])
+            #expect(named.status == 1)
+            try Shell.check(["btrfs", "subvolume", "set-default", "5", disk.mountpoint])
+        }
+    }
+
     @Test func nestedSubvolumesNeedRecursive() throws {
         try withDeletionDisk { disk in
             try Shell.check(["btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw"])
