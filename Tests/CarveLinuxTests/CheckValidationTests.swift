@@ -184,6 +184,12 @@ struct CheckValidationTests {
             // The printed remedy, run as printed (with --yes: no terminal here), then the balance.
             let lines = blocked.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let delete = try #require(lines.first { $0.hasPrefix("carve snapshots delete ") })
+            // The thin remedy would choose the same snapshot.
+            let thin = try #require(lines.first { $0.hasPrefix("carve snapshots thin ") })
+            let planArguments = thin.split(separator: " ").dropFirst().map(String.init).filter { $0 != "--wait" } + ["--dry-run"]
+            let plan = try Shell.run([try CheckHarness.carveExecutable()] + planArguments)
+            #expect(plan.status == 0, "\(plan.stdout)\(plan.stderr)")
+            #expect(plan.stdout.contains("snap-1") && !plan.stdout.contains("snap-2"), "\(plan.stdout)")
             // As a separate process, as the user runs it (in-process, the delete leaves a
             // descriptor of the mountpoint open, which keeps it from unmounting later).
             let deleted = try Shell.run([try CheckHarness.carveExecutable()] + delete.split(separator: " ").dropFirst().map(String.init) + ["--yes"])
