@@ -12,6 +12,10 @@ struct SnapshotsDeleteCommand: ParsableCommand {
             and important ones, ones with nested subvolumes) are reported and kept. Exit status: 0 all deleted \
             or no snapshots matched, 1 none could be deleted, 4 some failed, 64 bad input, 75 another carve \
             is deleting, 77 not root, 130 interrupted.
+
+            Examples:
+              carve snapshots delete root:3-17 --dry-run
+              carve snapshots delete --filesystem / --older-than 30d --keep-last 5 --yes
             """
     )
 

@@ -10,13 +10,17 @@ struct SnapshotsThinCommand: ParsableCommand {
             The space a snapshot frees comes from btrfs quotas (exclusive bytes); with quotas off carve \
             cannot estimate it and deletes nothing. The estimate is a lower bound. When even every eligible \
             snapshot frees less than SIZE, nothing is deleted unless --best-effort.
+
+            Examples:
+              carve snapshots thin / --free 20G --dry-run
+              carve snapshots thin / --free 20G --wait --yes
             """
     )
 
     @Argument(help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"))
     var path: String
 
-    @Option(help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
     var free: String
 
     @Option(help: ArgumentHelp("Which go first: oldest (default) or largest (fewest deletions).", valueName: "order"))
