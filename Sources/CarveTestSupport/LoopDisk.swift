@@ -10,6 +10,7 @@ public final class LoopDisk: @unchecked Sendable {
     public let device: String
     private var mounts: [String] = []
     private var cleanedUp = false
+    private var detached = false
 
     /// Makes an image of `size` (a `truncate -s` size such as 256M), optionally writes
     /// an sfdisk script to it, and attaches it with partition scanning.
@@ -21,7 +22,7 @@ public final class LoopDisk: @unchecked Sendable {
         device = try Shell.check(["losetup", "-f", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
         if script != nil {
             // A reused loop number can keep the previous image's partitions: drop them, then add ours.
-            try? Shell.run(["partx", "-d", device])
+            _ = try? Shell.run(["partx", "-d", device])
             try Shell.check(["partx", "-a", device])
         }
     }
@@ -54,9 +55,19 @@ public final class LoopDisk: @unchecked Sendable {
             if (try? Shell.run(["umount", mountpoint]))?.status != 0 { _ = try? Shell.run(["umount", "-l", mountpoint]) }
         }
         mounts.removeAll()
-        _ = try? Shell.run(["partx", "-d", device])
-        _ = try? Shell.run(["losetup", "-d", device])
+        if !detached {
+            _ = try? Shell.run(["partx", "-d", device])
+            _ = try? Shell.run(["losetup", "-d", device])
+        }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Detaches the loop device now, for tests of a device vanishing mid-run; cleanup
+    /// then leaves the number alone, since another test may have attached it since.
+    public func detach() throws {
+        _ = try? Shell.run(["partx", "-d", device])
+        try Shell.check(["losetup", "-d", device])
+        detached = true
     }
 
     deinit { cleanup() }

@@ -15,13 +15,13 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.")
     var device: String
 
-    @Option(name: .customLong("shrink-to"), help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))
+    @Option(name: .customLong("shrink-to"), parsing: .unconditional, help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))
     var shrinkTo: String?
 
-    @Option(name: .customLong("shrink-by"), help: ArgumentHelp("Shrink the filesystem and its partition by SIZE.", valueName: "SIZE"))
+    @Option(name: .customLong("shrink-by"), parsing: .unconditional, help: ArgumentHelp("Shrink the filesystem and its partition by SIZE.", valueName: "SIZE"))
     var shrinkBy: String?
 
-    @Option(name: .customLong("new-partition"), help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
+    @Option(name: .customLong("new-partition"), parsing: .unconditional, help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
     var newPartition: String?
 
     @Flag(help: "Print the report as JSON.")

@@ -19,7 +19,7 @@ struct DeletionOptions: ParsableArguments {
     @Flag(name: .customLong("include-important"), help: "Also delete snapper snapshots marked important.")
     var includeImportant = false
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+    @Option(name: .customLong("lock-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Wait up to this many seconds for another carve that is deleting (default 0: exit 75 at once).",
         valueName: "seconds"))
     var lockTimeout: Double = 0

@@ -5,7 +5,7 @@ import Foundation
 /// SELECTION, shared by `snapshots list`, `delete` and `thin` through `@OptionGroup`.
 /// Values are parsed by the core parsers so errors read the same everywhere.
 struct SelectionOptions: ParsableArguments {
-    @Option(name: .customLong("older-than"), help: ArgumentHelp(
+    @Option(name: .customLong("older-than"), parsing: .unconditional, help: ArgumentHelp(
         "Only snapshots created longer ago than this: 90m, 36h, 30d, 8w.", valueName: "duration"))
     var olderThan: String?
 
@@ -30,7 +30,7 @@ struct SelectionOptions: ParsableArguments {
         valueName: "subvolume"))
     var source: [String] = []
 
-    @Option(name: .customLong("keep-last"), help: ArgumentHelp(
+    @Option(name: .customLong("keep-last"), parsing: .unconditional, help: ArgumentHelp(
         "Leave out the newest N snapshots of each source subvolume.", valueName: "N"))
     var keepLast: Int?
 

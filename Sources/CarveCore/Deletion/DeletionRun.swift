@@ -26,9 +26,11 @@ public struct DeletionReport: Sendable {
     /// The exit status: 130 interrupted; 0 when everything asked for is gone;
     /// 4 when some is and some is not; 1 when nothing could be done.
     /// `namedProtected` counts snapshots the user named that the plan found protected.
+    /// A snapshot gone but whose manager metadata could not be removed (ENOSPC, EROFS)
+    /// is half-done: it counts as a failure, so a script learns of the leftover.
     public func exitStatus(namedProtected: Int = 0) -> ExitStatus {
         if interrupted { return .interrupted }
-        let failures = notDone.count + namedProtected
+        let failures = notDone.count + namedProtected + done.filter { $0.metadataWarning != nil }.count
         if failures == 0 { return .success }
         return done.isEmpty ? .failure : .partialFailure
     }

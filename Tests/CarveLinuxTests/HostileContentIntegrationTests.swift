@@ -1,0 +1,86 @@
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// Hostile names and files on a real btrfs: names print unambiguously (escaped in
+/// tables, exact in JSON), a symlink never carries carve onto another filesystem,
+/// and a huge, endless or blocking info.xml neither hangs carve nor fills memory.
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct HostileContentIntegrationTests {
+    /// Names and how the table shows them: control characters and the backslash as \xNN.
+    static let names: [(String, String)] = [
+        ("with space", "with space"), ("new\nline", "new\\x0aline"), ("-leading", "-leading"),
+        ("--yes", "--yes"), ("tab\tquote\"back\\slash", "tab\\x09quote\"back\\x5cslash"), ("é日本", "é日本"),
+    ]
+
+    @Test func namesAreEscapedInTablesAndExactInJSON() throws {
+        try withDeletionDisk { disk in
+            for (name, _) in Self.names { try disk.snapshot(name) }
+            let deep = String(repeating: String(repeating: "d", count: 200) + "/", count: 19)
+            try FileManager.default.createDirectory(atPath: disk.mountpoint + "/snaps/" + deep, withIntermediateDirectories: true)
+            try disk.snapshot(deep + "deep")
+            // Not UTF-8: only a shell can hand these bytes to btrfs.
+            try Shell.check(["sh", "-c", "btrfs subvolume snapshot -r \"$0/data\" \"$0/snaps/bad$(printf '\\377\\376')utf\"", disk.mountpoint])
+            let table = try disk.carve(["snapshots", "list", disk.mountpoint, "--sizes", "none", "--output", "ID,PATH"])
+            #expect(table.status == 0, "\(table.stderr)")
+            let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == Self.names.count + 3, "one line per snapshot plus the header: \(table.stdout)")
+            for (_, shown) in Self.names {
+                #expect(lines.contains { $0.hasSuffix("/snaps/" + shown) || $0.contains("/snaps/" + shown + " ") }, "\(shown)")
+            }
+            #expect(lines.contains { $0.contains(deep + "deep") })
+            let json = try DeletionDisk.json(disk.carve(["snapshots", "list", disk.mountpoint, "--sizes", "none", "--json"]))
+            let paths = Set(((json["snapshots"] as? [[String: Any]]) ?? []).compactMap { $0["subvolume_path"] as? String })
+            for (name, _) in Self.names { #expect(paths.contains("snaps/" + name), "exact in JSON: \(name.debugDescription)") }
+            #expect(paths.contains("snaps/" + deep + "deep"))
+            // Invalid UTF-8 cannot appear in JSON text: each such byte is U+FFFD there (documented); scripts use the id.
+            #expect(paths.contains("snaps/bad\u{FFFD}\u{FFFD}utf"))
+            // The odd names are deleted by selection, exactly those, and nothing else.
+            let deleted = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--match", "*bad*", "--yes", "--sizes", "none"])
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            #expect(try disk.subvolumes().count == Self.names.count + 2)
+            let all = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--sizes", "none"])
+            #expect(all.status == 0, "\(all.stderr)")
+            #expect(try disk.subvolumes() == ["data"])
+        }
+    }
+
+    @Test func aSymlinkToAnotherFilesystemIsNotFollowed() throws {
+        try withDeletionDisk { first in
+            try withDeletionDisk { second in
+                try second.snapshot("theirs")
+                try FileManager.default.createSymbolicLink(atPath: first.mountpoint + "/snaps/.snapshots", withDestinationPath: second.mountpoint + "/snaps")
+                let before = (try first.subvolumes(), try second.subvolumes())
+                let result = try first.carve(["snapshots", "delete", first.mountpoint + "/snaps/.snapshots/theirs",
+                                              "--filesystem", first.mountpoint, "--yes", "--sizes", "none"])
+                #expect(result.status == 64)
+                #expect(result.stderr == "carve: \(first.mountpoint)/snaps/.snapshots/theirs is on another filesystem (\(second.mountpoint)) than --filesystem \(first.mountpoint)\n")
+                let listed = try first.carve(["snapshots", "delete", "--filesystem", first.mountpoint, "--all", "--yes", "--sizes", "none"])
+                #expect(listed.status == 0 && listed.stdout == "no snapshots matched\n", "\(listed.stdout)\(listed.stderr)")
+                #expect((try first.subvolumes(), try second.subvolumes()) == before)
+            }
+        }
+    }
+
+    @Test func aHugeEndlessOrBlockingInfoXMLNeitherHangsNorFillsMemory() throws {
+        try withDeletionDisk(size: "1G") { disk in
+            let snapshots = disk.mountpoint + "/data/.snapshots"
+            for number in 1...3 {
+                try FileManager.default.createDirectory(atPath: "\(snapshots)/\(number)", withIntermediateDirectories: true)
+                try Shell.check(["btrfs", "subvolume", "snapshot", "-r", disk.mountpoint + "/data", "\(snapshots)/\(number)/snapshot"])
+            }
+            let huge = "\(snapshots)/1/info.xml"
+            try Data("<?xml version=\"1.0\"?>\n<snapshot><description>".utf8).write(to: URL(fileURLWithPath: huge))
+            try Shell.check(["sh", "-c", "head -c 100M /dev/zero | tr '\\0' x >> \"$0\"", huge])
+            try FileManager.default.createSymbolicLink(atPath: "\(snapshots)/2/info.xml", withDestinationPath: "/dev/zero")
+            try Shell.check(["mkfifo", "\(snapshots)/3/info.xml"])
+            let result = try Shell.run(["timeout", "120", "/usr/bin/time", "-f", "peak-rss-kib %M", CarveBinary.path,
+                                        "snapshots", "list", disk.mountpoint, "--sizes", "none", "--output", "ID,PATH,MANAGER"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let peak = result.stderr.split(separator: "\n").last { $0.hasPrefix("peak-rss-kib ") }.flatMap { Int($0.dropFirst(13)) }
+            #expect((peak ?? .max) < 200 * 1024, "a 100 MB info.xml is not read whole: peak \(peak ?? -1) KiB")
+            for number in 1...3 { #expect(result.stdout.contains("/data/.snapshots/\(number)/snapshot"), "still listed: \(number)") }
+            #expect(result.stderr.contains("info.xml"), "each bad info.xml is named in a warning: \(result.stderr)")
+        }
+    }
+}
