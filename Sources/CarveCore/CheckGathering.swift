@@ -77,7 +77,8 @@ struct Gatherer {
         let figures: FilesystemFigures
         do {
             figures = try environment.sizer.figures(of: device, mountpoint: mountpoints.first)
-        } catch let error as any ReportableError {
+        } catch let error as any ReportableError where error.exitStatus != .needsRoot {
+            // A figure that cannot be read makes the minimum unknown; lacking root is said as such.
             figures = FilesystemFigures(fsType: device.properties.fsType, source: "nothing", note: error.message)
         }
         var subject = ShrinkSubject(device: device, mountpoints: mountpoints, figures: figures)

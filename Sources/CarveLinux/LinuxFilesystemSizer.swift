@@ -119,6 +119,9 @@ enum ToolRun {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let message = String(decoding: errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            if message.contains("Permission denied") || message.contains("Operation not permitted") {
+                throw NeedsRootError("running \(arguments.joined(separator: " "))")
+            }
             throw RuntimeError("\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
         }
         return String(decoding: data, as: UTF8.self)

@@ -134,6 +134,23 @@ import Testing
         #expect(try fixture.run("/dev/sda2", .shrinkTo(1 * .gib)).verdict == .fits)
     }
 
+    @Test func aSizerLackingRootEndsTheCheckWithNeedsRoot() throws {
+        struct RootOnlySizer: FilesystemSizer {
+            func figures(of device: BlockDevice, mountpoint: String?) throws -> FilesystemFigures {
+                throw SystemCallError("cannot read the device extents of /mnt", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: 1)
+            }
+        }
+        var fixture = CheckFixture()
+        fixture.mount("sda1", at: "/mnt")
+        let error = #expect(throws: SystemCallError.self) {
+            try Check.run(device: "/dev/sda1", operation: .shrinkTo(3 * .gib), in: CheckEnvironment(
+                devices: fixture.devices, tables: fixture.tables, sizer: RootOnlySizer(), mounts: fixture.mounts,
+                snapshots: fixture.snapshots
+            ))
+        }
+        #expect(error?.exitStatus == .needsRoot)
+    }
+
     @Test func aFailingSizerMeansTheMinimumIsUnknown() throws {
         let report = try CheckFixture().run("/dev/sda2", .shrinkTo(1 * .gib))
         #expect(report.blockers.map(\.kind) == [.minimumUnknown])
