@@ -6,9 +6,19 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check that a shrink or a new partition fits, and say what is in the way.",
+        usage: """
+            carve check <device> --shrink-to <SIZE> [--json]
+            carve check <device> --shrink-by <SIZE> [--json]
+            carve check <disk> --new-partition <SIZE> [--json]
+            """,
         discussion: """
             Read-only: nothing is written to any device. Exit status 0 when it fits, 3 when it \
             does not (every blocker and remedy is listed), 64 for bad input.
+
+            Examples:
+              $ carve check /dev/sda2 --shrink-to 40G
+              $ carve check /dev/sda2 --shrink-by 10G --json
+              $ carve check /dev/sda --new-partition 20G
             """
     )
 
