@@ -148,7 +148,14 @@ struct SnapshotsListIntegrationTests {
         try fs.subvolume("data")
         let config = "carvelist\(UInt32.random(in: 1000...99999))"
         try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", fs.top + "/data"])
-        defer { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) }
+        // snapper's delete-config refuses while .snapshots holds a subvolume it did not make
+        // (snapshot 6 below): that one goes first, or the config outlives the test.
+        func removeConfig() throws -> Shell.Result {
+            _ = try? Shell.run(["btrfs", "-q", "subvolume", "delete", fs.top + "/data/.snapshots/6/snapshot"])
+            return try Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"])
+        }
+        var removed = false
+        defer { if !removed { _ = try? removeConfig() } }
         try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "first one"])
         try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "keep me", "--userdata", "important=yes"])
         let pre = try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-t", "pre", "-p", "-d", "before install"])
@@ -176,6 +183,11 @@ struct SnapshotsListIntegrationTests {
         let broken = try #require(snapshots.first { $0["subvolume_path"] as? String == "data/.snapshots/6/snapshot" })
         #expect(broken["manager"] as? String == "plain")
         #expect(stderr.contains("carve: warning: cannot use \(fs.top)/data/.snapshots/6/info.xml: not well-formed XML"))
+
+        let removal = try removeConfig()
+        removed = true
+        #expect(removal.status == 0, "snapper delete-config: \(removal.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/snapper/configs/" + config))
     }
 
     @Test func quotaSizesEqualQgroupShowAndOffSaysWhy() throws {
