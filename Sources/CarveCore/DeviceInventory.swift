@@ -160,7 +160,7 @@ extension BlockDevice {
             number: sysfs.number, size: sysfs.size, sectorSize: sysfs.logicalBlockSize, readOnly: sysfs.readOnly,
             removable: sysfs.removable, rotational: sysfs.rotational, parent: sysfs.parent, start: sysfs.start,
             holders: sysfs.holders, slaves: sysfs.slaves,
-            properties: DeviceProperties(model: sysfs.model, serial: sysfs.serial)
+            properties: DeviceProperties(partNumber: sysfs.partitionNumber, model: sysfs.model, serial: sysfs.serial)
         )
         mapperName = sysfs.dmName
         // udev's /dev/dm-N is a real node, but lsblk names dm devices by their mapper path.

@@ -50,6 +50,8 @@ public struct SysfsDevice: Sendable, Hashable {
     public var parent: String?
     /// For a partition: its first sector, in 512-byte units.
     public var start: UInt64?
+    /// For a partition: its number in the table (sysfs `partition`).
+    public var partitionNumber: Int? = nil
     public var holders: [String]
     public var slaves: [String]
     /// For a loop device: whether a file is attached (`loop/backing_file` exists).

@@ -55,7 +55,7 @@ struct DeviceSourceIntegrationTests {
         try withFilesystemsFixture { fixture in
             try fixture.gpt.mount(fixture.ext4)
             try fixture.gpt.mount(fixture.btrfs)
-            let carve = try carveDevices(fixture.nodes)
+            let carve = try carveDevices(fixture.nodes, columns: Self.allColumns)
             let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.columns)
             var lsblkNulls: [String] = []
             for node in fixture.nodes {
@@ -171,6 +171,12 @@ struct DeviceSourceIntegrationTests {
         #expect(ours["label"] as? String == blkid["LABEL"], "\(node) label")
         #expect(ours["partuuid"] as? String == blkid["PART_ENTRY_UUID"], "\(node) partuuid")
         #expect(ours["pttype"] as? String == (blkid["PTTYPE"] ?? blkid["PART_ENTRY_SCHEME"]), "\(node) pttype")
+        if ours.keys.contains("fsver") {
+            #expect(ours["fsver"] as? String == blkid["VERSION"], "\(node) fsver")
+            #expect(ours["parttype"] as? String == blkid["PART_ENTRY_TYPE"], "\(node) parttype")
+            #expect(ours["partlabel"] as? String == blkid["PART_ENTRY_NAME"], "\(node) partlabel")
+            if let ptuuid = blkid["PTUUID"] { #expect(ours["ptuuid"] as? String == ptuuid, "\(node) ptuuid") }
+        }
         if let sectors = blkid["PART_ENTRY_SIZE"].flatMap(UInt64.init) {
             #expect((ours["size"] as? NSNumber)?.uint64Value == sectors * 512, "\(node) size")
         }

@@ -45,6 +45,7 @@ import CarveTestSupport
         let sda2 = try #require(try sysfs.attributes(of: "sda2"))
         #expect(sda2.parent == "sda")
         #expect(sda2.start == 4096)
+        #expect(sda2.partitionNumber == 2)
         #expect(sda2.size == 2048 * 512)
         #expect(sda2.readOnly)
         #expect(sda2.removable && sda2.rotational && sda2.logicalBlockSize == 4096)

@@ -17,7 +17,7 @@ public struct SysfsTree: DeviceAttributeSource {
         // Partitions have no queue/ or removable of their own: their disk's apply.
         let diskDirectory = isPartition ? SysfsTree.resolved(link).map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) } : nil
         let disk = diskDirectory ?? link
-        return SysfsDevice(
+        var device = SysfsDevice(
             number: number,
             size: (number64(link, "size") ?? 0) * 512,
             logicalBlockSize: number64(disk, "queue/logical_block_size") ?? 512,
@@ -34,6 +34,8 @@ public struct SysfsTree: DeviceAttributeSource {
             model: read(disk, "device/model"),
             serial: read(disk, "device/serial")
         )
+        device.partitionNumber = isPartition ? read(link, "partition").flatMap { Int($0) } : nil
+        return device
     }
 
     /// The path with every symlink resolved (realpath(3): one call, unlike Foundation's
