@@ -60,6 +60,8 @@ struct QuotaTree {
         let headerSize = MemoryLayout<btrfs_ioctl_search_header>.size
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         defer { buffer.deallocate() }
+        // The ioctl is _IOWR over the whole buffer: no uninitialised byte goes to the kernel (valgrind checks).
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
         var minOffset: UInt64 = 0, minType = types.lowerBound
         while true {
