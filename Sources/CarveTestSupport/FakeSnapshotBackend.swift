@@ -85,6 +85,9 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         var mode = sizes
         if sizes == .exact {
             guard let exact = fake.exact else { throw RuntimeError("exact sizes are not implemented yet") }
+            // As the real scan does, once per tree read.
+            ExtentScanObserver.current?(ExtentScanProgress(
+                subvolumesDone: exact.scan.subvolumes, subvolumesTotal: exact.scan.subvolumes, bytesRead: exact.scan.bytesRead))
             var listing = SubvolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
             listing.attach(exact)
             return listing

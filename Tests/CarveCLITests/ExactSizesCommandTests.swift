@@ -73,6 +73,21 @@ import Testing
         #expect(result.stderr.contains("deleting them all frees 28M of data (exact)"))
     }
 
+    @Test(arguments: [true, false])
+    func progressIsDrawnOnlyOnATerminal(terminal: Bool) {
+        let harness = Self.harness()
+        let result = runCarve(["snapshots", "list", "--sizes", "exact"]) { captured in
+            Services(devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured,
+                     isRoot: true, stderrIsTerminal: terminal)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        // Drawn after clearing the line, and cleared again before the notes.
+        #expect(result.stderr.contains("\r\u{1B}[Kreading extents: 10/10 subvolumes, 4K read\r\u{1B}[Kcarve: ") == terminal,
+                "\(result.stderr.debugDescription)")
+        #expect(result.stderr.contains("reading extents") == terminal)
+        #expect(!result.stdout.contains("reading extents"))
+    }
+
     @Test func exactSizesNeedRoot() {
         let harness = Self.harness()
         let result = runCarve(["snapshots", "list", "--sizes", "exact"]) { captured in
