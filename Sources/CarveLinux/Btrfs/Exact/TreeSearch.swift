@@ -31,6 +31,8 @@ final class TreeSearch: @unchecked Sendable {
         self.directory = directory
         capacity = bufferSize
         buffer = UnsafeMutableRawPointer.allocate(byteCount: keySize + 8 + bufferSize, alignment: 8)
+        // Zeroed once, so the kernel (and valgrind) never sees uninitialised bytes.
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: keySize + 8 + bufferSize)
     }
 
     deinit { buffer.deallocate() }
