@@ -40,7 +40,7 @@ import CarveTestSupport
     func fishScriptIsValid() throws { try checkSyntax("fish") }
 
     /// What bash offers for the words typed so far, the last one being completed.
-    static func bashCompletions(_ words: [String]) throws -> [String] {
+    static func bashCompletions(_ words: [String], environment: [String: String] = [:]) throws -> [String] {
         let scratch = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         try script("bash").write(toFile: scratch + "/carve.bash", atomically: true, encoding: .utf8)
@@ -54,7 +54,7 @@ import CarveTestSupport
             _carve carve "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let result = try Shell.run(["bash", "-c", program])
+        let result = try Shell.run(["bash", "-c", program], environment: environment)
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
@@ -63,6 +63,30 @@ import CarveTestSupport
         #expect(try Self.bashCompletions(["carve", "sn"]) == ["snapshots"])
         #expect(Set(try Self.bashCompletions(["carve", "snapshots", ""])).isSuperset(of: ["list", "delete", "thin"]))
         #expect(try Self.bashCompletions(["carve", "check", "/dev/null", "--shrink-t"]) == ["--shrink-to"])
+    }
+
+    @Test(.enabled(if: Shell.has("bash") && Shell.has("lsblk"), "bash or lsblk is not installed"))
+    func bashCompletesBlockDevicesForDeviceArguments() throws {
+        // Loop devices of tests running beside this one come and go: compare the others.
+        let stable = try Shell.check(["lsblk", "-rno", "PATH"]).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("/dev/loop") }
+        try #require(!stable.isEmpty, "lsblk lists no devices but loop devices here")
+        for command in [["carve", "devices"], ["carve", "check"]] {
+            let offered = try Self.bashCompletions(command + ["/dev/"])
+            let all = Set(offered).isSuperset(of: stable) && offered.allSatisfy { $0.hasPrefix("/dev/") }
+            #expect(all, "\(command.joined(separator: " ")) /dev/<TAB> offered \(offered), lsblk lists \(stable)")
+        }
+    }
+
+    /// Snapshot arguments complete through carve itself (`carve ---completion`),
+    /// so the built binary must be on PATH, as it is once installed.
+    @Test(.enabled(if: Shell.has("bash"), "bash is not installed"))
+    func bashCompletesSnapshotPathsThroughCarve() throws {
+        let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+        try #require(FileManager.default.isExecutableFile(atPath: binaries + "/carve"), "no carve binary in \(binaries)")
+        let path = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let offered = try Self.bashCompletions(["carve", "snapshots", "delete", "/et"], environment: ["PATH": path])
+        #expect(offered == ["/etc/"])
     }
 
     @Test func snapshotCandidatesComeFromSnapperConfigsAndDirectories() throws {

@@ -22,7 +22,7 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.")
+    @Argument(help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.", completion: .blockDevice)
     var device: String
 
     @Option(name: .customLong("shrink-to"), parsing: .unconditional, help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))

@@ -6,6 +6,7 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List block devices, partitions and filesystems.",
+        usage: "carve devices [<options>] [<devices> ...]",
         discussion: """
             Shows a tree like lsblk: disks with their partitions, and stacked devices \
             under the devices they sit on. Properties come from the udev database first, \
@@ -20,7 +21,7 @@ struct DevicesCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Devices to show, with what sits on them (a /dev node or a symlink to one).")
+    @Argument(help: "Devices to show, with what sits on them (a /dev node or a symlink to one).", completion: .blockDevice)
     var devices: [String] = []
 
     @Flag(name: [.customShort("J"), .long], help: "Print JSON, as `lsblk -J -b` does.")

@@ -5,6 +5,12 @@ struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshots",
         abstract: "List, delete and thin btrfs snapshots (snapper, timeshift, btrbk, plain).",
+        discussion: """
+            Examples:
+              $ carve snapshots list /
+              $ carve snapshots thin / --free 20G --dry-run
+              $ carve snapshots delete root:3-17 --dry-run
+            """,
         subcommands: [SnapshotsListCommand.self, SnapshotsDeleteCommand.self, SnapshotsThinCommand.self]
     )
 }

@@ -15,10 +15,15 @@ struct SnapshotsListCommand: ParsableCommand {
             Sizes come from btrfs quotas when they are enabled and consistent; otherwise they \
             are unknown and carve says why on stderr (it never turns quotas on). Snapshots that \
             no mount reaches are listed with their path from the top level, as <FS_TREE>/path.
+
+            Examples:
+              $ carve snapshots list
+              $ carve snapshots list / --manager snapper --older-than 30d --keep-last 5
+              $ carve snapshots list /home --json
             """
     )
 
-    @Argument(help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"))
+    @Argument(help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"), completion: .btrfsMountpoint)
     var paths: [String] = []
 
     @OptionGroup(title: "Selection")

@@ -17,7 +17,7 @@ struct SnapshotsThinCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"))
+    @Argument(help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
     var path: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
