@@ -10,7 +10,20 @@
 /// (two stripes each for DUP). What is left afterwards, in holes and free runs, must
 /// cover the margin the relocation's own writes need.
 extension BtrfsAllocation {
+    /// Headroom above the simulated floor. On a quiet machine the simulation matched the
+    /// smallest size the kernel accepted to the MiB; with other filesystems busy, a
+    /// shrink at that floor was refused once (ENOSPC). A "fits" must hold in practice.
+    public static let shrinkHeadroom: UInt64 = 16 << 20
+
+    /// True when a shrink to `size` relocates everything beyond it, with the headroom.
     public func fits(size: UInt64) -> Bool {
+        guard size >= Self.smallestDevice else { return false }
+        guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
+        return size >= Self.shrinkHeadroom && relocates(into: size - Self.shrinkHeadroom)
+    }
+
+    /// The simulation itself: whether what lies beyond `size` moves below it.
+    func relocates(into size: UInt64) -> Bool {
         guard size >= Self.smallestDevice else { return false }
         guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))

@@ -66,8 +66,9 @@ import Testing
         // Data chunks at 529-1041, 1641-2153 and 2153-2665 MiB, one 100 MiB extent each:
         // once the first chunk stays, its 412 MiB free run takes both moving extents.
         let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib], holeAfterFirst: 600 * .mib)
-        #expect(allocation.minimum == 1041 * .mib)
-        #expect(!allocation.fits(size: 1040 * .mib))
+        // Something moves, so the headroom above the simulated floor applies.
+        #expect(allocation.minimum == 1041 * .mib + BtrfsAllocation.shrinkHeadroom)
+        #expect(!allocation.fits(size: 1040 * .mib + BtrfsAllocation.shrinkHeadroom))
         #expect(allocation.fits(size: 3 * .gib))
     }
 
@@ -78,7 +79,7 @@ import Testing
         #expect(full.minimum == 2065 * .mib)
         // With a 600 MiB hole below, a new chunk cut from it takes the extent; not two of them.
         let holed = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib], holeAfterFirst: 600 * .mib)
-        #expect(holed.fits(size: 2153 * .mib))
+        #expect(holed.fits(size: 2153 * .mib + BtrfsAllocation.shrinkHeadroom))
         #expect(!holed.fits(size: 1640 * .mib))
     }
 
@@ -91,8 +92,9 @@ import Testing
             .init(start: 1024 * .mib, length: 256 * .mib, chunk: 2 << 30),
             .init(start: 1280 * .mib, length: 256 * .mib, chunk: 2 << 30),
         ], blockGroups: [data, metadata])
-        // 80 MiB of metadata (two copies) in 16 MiB steps, plus the 64 MiB margin, from the hole at 513 MiB.
-        #expect(allocation.minimum == (513 + 80) * .mib)
+        // 80 MiB of metadata (two copies) in 16 MiB steps, plus the 64 MiB margin, from the hole at 513 MiB;
+        // then the headroom above that floor.
+        #expect(allocation.minimum == (513 + 80) * .mib + BtrfsAllocation.shrinkHeadroom)
     }
 
     @Test func fitsGrowsWithTheSize() {

@@ -47,7 +47,10 @@ enum CheckHarness {
 
     /// Shrinks a mounted btrfs; true when the kernel did it.
     static func btrfsResize(_ mountpoint: String, to bytes: UInt64) throws -> Bool {
-        try Shell.run(["btrfs", "filesystem", "resize", String(bytes), mountpoint]).status == 0
+        let result = try Shell.run(["btrfs", "filesystem", "resize", String(bytes), mountpoint])
+        // Kept for the calibration record: why the kernel refused, when it did.
+        if result.status != 0 { record("btrfs resize to \(bytes >> 20) MiB refused: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))") }
+        return result.status == 0
     }
 
     static func btrfsGrowBack(_ mountpoint: String) throws {
