@@ -147,28 +147,8 @@ struct BtrfsAllocationReader {
     /// The global reserve's size from BTRFS_IOC_SPACE_INFO: metadata space the
     /// kernel keeps for itself, which a shrink must leave room for.
     func globalReserve(fd: Int32) throws -> UInt64 {
-        let header = MemoryLayout<btrfs_ioctl_space_args>.size
-        let slot = MemoryLayout<btrfs_ioctl_space_info>.stride
-        var counts = btrfs_ioctl_space_args()
-        try spaceInfo(fd, &counts)
-        // The count can grow between the two calls; spare slots cover that.
-        let slots = Int(counts.total_spaces) + 4
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: header + slots * slot, alignment: 8)
-        defer { raw.deallocate() }
-        raw.initializeMemory(as: UInt8.self, repeating: 0, count: header + slots * slot)
-        let args = raw.assumingMemoryBound(to: btrfs_ioctl_space_args.self)
-        args.pointee.space_slots = UInt64(slots)
-        try spaceInfo(fd, args)
-        let infos = (raw + header).assumingMemoryBound(to: btrfs_ioctl_space_info.self)
-        let globalReserveFlag = UInt64(1) << 49  // BTRFS_SPACE_INFO_GLOBAL_RSV, a macro Swift does not import
-        return (0..<min(Int(args.pointee.total_spaces), slots)).map { infos[$0] }
-            .filter { $0.flags & globalReserveFlag != 0 }.reduce(0) { $0 + $1.total_bytes }
-    }
-
-    private func spaceInfo(_ fd: Int32, _ args: UnsafeMutablePointer<btrfs_ioctl_space_args>) throws {
-        guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_SPACE_INFO(), args) == 0 else {
-            throw SystemCallError("cannot read the space usage of \(mountpoint)", call: "ioctl(BTRFS_IOC_SPACE_INFO)", errno: errno)
-        }
+        try SpaceInfo.read(fd: fd, mountpoint: mountpoint)
+            .filter { $0.flags & SpaceInfo.globalReserveFlag != 0 }.reduce(0) { $0 + $1.total_bytes }
     }
 
     /// A block group's kind from its flags; mixed data+metadata groups count as data.

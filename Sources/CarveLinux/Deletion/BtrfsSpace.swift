@@ -24,32 +24,9 @@ enum BtrfsSpace {
     /// Sums used_bytes of the data and metadata space infos, leaving out system
     /// chunks and the global reserve (a reservation, not used space).
     private static func usedBytes(_ fd: Int32, _ mountpoint: String) throws -> UInt64 {
-        let header = MemoryLayout<btrfs_ioctl_space_args>.size
-        let slot = MemoryLayout<btrfs_ioctl_space_info>.stride
-        var counts = btrfs_ioctl_space_args()
-        try ioctl(fd, &counts, mountpoint)
-        // The count can grow between the two calls; a few spare slots are enough.
-        let slots = Int(counts.total_spaces) + 4
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: header + slots * slot, alignment: 8)
-        defer { buffer.deallocate() }
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: header + slots * slot)
-        let args = buffer.assumingMemoryBound(to: btrfs_ioctl_space_args.self)
-        args.pointee.space_slots = UInt64(slots)
-        try ioctl(fd, args, mountpoint)
-        let spaces = (buffer + header).assumingMemoryBound(to: btrfs_ioctl_space_info.self)
-        var used: UInt64 = 0
         let counted = UInt64(BTRFS_BLOCK_GROUP_DATA) | UInt64(BTRFS_BLOCK_GROUP_METADATA)
-        let reserve = UInt64(1) << 49  // BTRFS_SPACE_INFO_GLOBAL_RSV
-        for index in 0..<min(Int(args.pointee.total_spaces), slots) {
-            let space = spaces[index]
-            if space.flags & reserve == 0 && space.flags & counted != 0 { used += space.used_bytes }
-        }
-        return used
-    }
-
-    private static func ioctl(_ fd: Int32, _ args: UnsafeMutablePointer<btrfs_ioctl_space_args>, _ mountpoint: String) throws {
-        guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_SPACE_INFO(), args) == 0 else {
-            throw SystemCallError("cannot read space usage of \(mountpoint)", call: "ioctl(BTRFS_IOC_SPACE_INFO)", errno: errno)
-        }
+        return try SpaceInfo.read(fd: fd, mountpoint: mountpoint)
+            .filter { $0.flags & SpaceInfo.globalReserveFlag == 0 && $0.flags & counted != 0 }
+            .reduce(0) { $0 + $1.used_bytes }
     }
 }
