@@ -15,6 +15,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     public var root: String
     /// Root lists every subvolume; anyone else gets the unprivileged iteration.
     public var isRoot: Bool
+    /// Directories this backend opened for the `_fd` calls of a deletion run; closed
+    /// when the last copy of the backend goes, so an in-process run leaves no mount busy.
+    let roots = FilesystemRoots()
 
     public init(mountTable: any MountTable = ProcMountTable(), root: String = "", isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable; self.root = root; self.isRoot = isRoot

@@ -9,7 +9,7 @@ import Glibc
 /// `SnapshotDeleter.delete` calls them, after checking `currentState`.
 extension BtrfsSnapshotBackend {
     public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
-        let root = try FilesystemRoots.shared.directory(of: filesystem)
+        let root = try roots.directory(of: filesystem)
         var info = btrfs_util_subvolume_info()
         let result = btrfs_util_subvolume_info_fd(root.fd, subvolume.id, &info)
         if result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND { return nil }
@@ -37,7 +37,7 @@ extension BtrfsSnapshotBackend {
                 "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
             return
         }
-        let root = try FilesystemRoots.shared.directory(of: filesystem)
+        let root = try roots.directory(of: filesystem)
         try BtrfsUtilCall.check(
             btrfs_util_delete_subvolume_by_id_fd(root.fd, subvolume.id), "cannot delete snapshot \(name)",
             "btrfs_util_delete_subvolume_by_id_fd")
@@ -126,7 +126,6 @@ extension BtrfsSnapshotBackend {
 /// One open directory per filesystem, at its first mount, for the `_fd` calls: a
 /// deletion run then opens nothing per snapshot.
 final class FilesystemRoots: @unchecked Sendable {
-    static let shared = FilesystemRoots()
     private let lock = NSLock()
     private var open: [String: DirectoryHandle] = [:]
 
