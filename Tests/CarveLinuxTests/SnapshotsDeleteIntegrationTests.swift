@@ -1,3 +1,4 @@
+import CarveLinux
 import CarveTestSupport
 import Foundation
 import Testing
@@ -120,30 +121,31 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 
+    /// The other deleting carve is this test process holding the lock through carve's own
+    /// lock code (FileDeletionLock, flock on the same file), so the contention is certain:
+    /// a real first run was caught holding the lock only by polling, and under load the
+    /// poll missed it.
     @Test func twoConcurrentDeletesOneGets75() throws {
         try withDeletionDisk { disk in
-            for index in 1...100 { try disk.snapshot("s\(index)") }
-            let first = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait"])
-            defer { kill(first.processIdentifier, SIGCONT); first.waitUntilExit() }
-            let holder = "\(first.processIdentifier)"
-            // Freeze the first run once it holds the lock, so the second surely meets it.
-            let locked = disk.waitFor(10) {
-                (try? String(contentsOfFile: disk.lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == holder
-            }
-            kill(first.processIdentifier, SIGSTOP)
-            #expect(locked && first.isRunning, "the first run ended before the second started: the test proves nothing")
-            // The first run may be past its deletions already (waiting for the cleaner): give the second one work.
-            try disk.snapshot("late")
+            for index in 1...20 { try disk.snapshot("s\(index)") }
+            let holder = try FileDeletionLock(path: disk.lockFile).acquire(timeout: 0)
+            var released = false
+            defer { if !released { holder.release() } }
+            let pid = "\(getpid())"
+            #expect((try? String(contentsOfFile: disk.lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == pid)
+
             let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
             #expect(second.status == 75, "\(second.stderr)")
-            #expect(second.stderr.split(separator: "\n").last == "carve: another carve (pid \(holder)) holds \(disk.lockFile): it is deleting snapshots; nothing deleted (--lock-timeout SECONDS waits for it)")
+            #expect(second.stderr.split(separator: "\n").last == "carve: another carve (pid \(pid)) holds \(disk.lockFile): it is deleting snapshots; nothing deleted (--lock-timeout SECONDS waits for it)")
+            #expect(try disk.subvolumes().count == 21, "the refused run deleted nothing")
+
             let waiting = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--lock-timeout", "30"])
             usleep(300_000)
-            kill(first.processIdentifier, SIGCONT)
-            first.waitUntilExit()
+            #expect(waiting.isRunning, "--lock-timeout waits while the lock is held")
+            holder.release()
+            released = true
             waiting.waitUntilExit()
-            #expect(first.terminationStatus == 0)
-            #expect(waiting.terminationStatus == 0, "--lock-timeout waits for the first run to end")
+            #expect(waiting.terminationStatus == 0, "--lock-timeout waits for the holder to end")
             #expect(try disk.subvolumes() == ["data"])
         }
     }
