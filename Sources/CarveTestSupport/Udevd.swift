@@ -40,6 +40,9 @@ public enum Udevd {
     /// Stops udevd if `startedByUs`; leaves a udevd it did not start alone.
     public static func stop(startedByUs: Bool) {
         guard startedByUs else { return }
+        // Let it process the remove events of the test's loop devices first, so it
+        // leaves fewer records behind for lsblk to believe later.
+        settle()
         _ = try? Shell.run(["udevadm", "control", "--exit"])
         for _ in 0..<50 where isRunning { usleep(100_000) }
     }
