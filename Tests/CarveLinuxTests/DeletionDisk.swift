@@ -58,6 +58,27 @@ final class DeletionDisk {
         return process
     }
 
+    /// Starts carve and returns once its audit trail on stderr shows more than
+    /// `deletions` deleted snapshots (or stderr closed): where the tests interrupt a
+    /// run in its middle. `seen` is the stderr read so far.
+    func startCarve(_ arguments: [String], afterDeletions deletions: Int) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String) {
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: CarveBinary.path)
+        run.arguments = arguments
+        run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
+        let stdout = Pipe(), stderr = Pipe()
+        run.standardOutput = stdout
+        run.standardError = stderr
+        try run.run()
+        var seen = ""
+        while seen.components(separatedBy: "carve: deleted snapshot").count <= deletions {
+            let chunk = stderr.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        return (run, stdout, stderr, seen)
+    }
+
     /// Subvolume paths as `btrfs subvolume list` shows them (the reference), sorted.
     func subvolumes() throws -> [String] {
         try Shell.check(["btrfs", "subvolume", "list", mountpoint]).split(separator: "\n").compactMap { line in

@@ -153,21 +153,8 @@ struct SnapshotsDeleteIntegrationTests {
     @Test func aRunKilledHalfWayIsCompletedByTheNextRun() throws {
         try withDeletionDisk(quotas: true) { disk in
             for index in 1...300 { try disk.snapshot("s\(index)", mebibytes: index % 50 == 0 ? 1 : 0) }
-            let run = Process()
-            run.executableURL = URL(fileURLWithPath: CarveBinary.path)
-            run.arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"]
-            run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": disk.lockFile]) { $1 }
-            let stderr = Pipe()
-            run.standardError = stderr
-            run.standardOutput = FileHandle.nullDevice
-            try run.run()
             // SIGKILL as soon as the audit trail shows five deletions: in the middle of the run.
-            var seen = ""
-            while seen.components(separatedBy: "carve: deleted snapshot").count <= 5 {
-                let chunk = stderr.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += String(decoding: chunk, as: UTF8.self)
-            }
+            let run = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"], afterDeletions: 5).run
             kill(run.processIdentifier, SIGKILL)
             run.waitUntilExit()
             #expect(run.terminationReason == .uncaughtSignal, "the run ended before it was killed")
@@ -184,23 +171,13 @@ struct SnapshotsDeleteIntegrationTests {
     @Test func ctrlCStopsAfterTheSnapshotBeingDeletedAndReports() throws {
         try withDeletionDisk { disk in
             for index in 1...300 { try disk.snapshot("s\(index)") }
-            let run = Process()
-            run.executableURL = URL(fileURLWithPath: CarveBinary.path)
-            run.arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"]
-            run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": disk.lockFile]) { $1 }
-            let stdout = Pipe(), stderr = Pipe()
-            run.standardOutput = stdout
-            run.standardError = stderr
-            try run.run()
-            var seen = ""
-            while seen.components(separatedBy: "carve: deleted snapshot").count <= 3 {
-                let chunk = stderr.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += String(decoding: chunk, as: UTF8.self)
-            }
+            let started = try disk.startCarve(
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"], afterDeletions: 3)
+            let run = started.run
+            var seen = started.seen
             kill(run.processIdentifier, SIGINT)
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
-            seen += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = started.stdout.fileHandleForReading.readDataToEndOfFile()
+            seen += String(decoding: started.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             run.waitUntilExit()
             #expect(run.terminationReason == .exit && run.terminationStatus == 130, "\(run.terminationStatus): \(seen.suffix(300))")
             #expect(seen.contains("carve: interrupted: stopping after the snapshot being deleted"))
