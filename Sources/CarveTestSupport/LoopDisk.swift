@@ -68,6 +68,10 @@ public final class LoopDisk: @unchecked Sendable {
         _ = try? Shell.run(["partx", "-d", device])
         try Shell.check(["losetup", "-d", device])
         detached = true
+        // While anyone has the device open (another test probing every device, say), the
+        // kernel only marks it for autoclear: wait until the backing file is really gone.
+        let backing = "/sys/block/\(device.dropFirst("/dev/".count))/loop/backing_file"
+        for _ in 0..<200 where FileManager.default.fileExists(atPath: backing) { usleep(25_000) }
     }
 
     deinit { cleanup() }
