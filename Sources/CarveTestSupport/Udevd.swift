@@ -45,6 +45,12 @@ public enum Udevd {
         settle()
         _ = try? Shell.run(["udevadm", "control", "--exit"])
         for _ in 0..<50 where isRunning { usleep(100_000) }
+        // Seen once while other suites flooded it with events: it did not exit. None ran
+        // before this process started it, so whichever udevd runs now is the one it started.
+        for signal in ["TERM", "KILL"] where isRunning {
+            _ = try? Shell.run(["pkill", "-\(signal)", "-x", "systemd-udevd"])
+            for _ in 0..<30 where isRunning { usleep(100_000) }
+        }
     }
 
     /// Waits until udevd has processed every queued event (no-op without udevd).
