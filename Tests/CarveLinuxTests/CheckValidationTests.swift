@@ -15,10 +15,7 @@ struct CheckValidationTests {
 
     /// btrfs with half its files deleted: chunks left part empty.
     @Test func btrfsShrinkAroundTheMinimumHoldsInPractice() throws {
-        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
-            let part = disk.partition(1)
-            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
-            let mountpoint = try disk.mount(part)
+        try withMountedBtrfs { disk, part, mountpoint in
             try CheckHarness.writeFiles(mountpoint, count: 40, mebibytes: 10)
             try Shell.check(["sh", "-c", "rm \(mountpoint)/f*[13579] && sync"])
             try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
@@ -28,10 +25,7 @@ struct CheckValidationTests {
 
     /// btrfs written full and compact: every chunk used.
     @Test func btrfsCompactShrinkAroundTheMinimumHoldsInPractice() throws {
-        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
-            let part = disk.partition(1)
-            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
-            let mountpoint = try disk.mount(part)
+        try withMountedBtrfs { disk, part, mountpoint in
             try CheckHarness.writeFiles(mountpoint, count: 1, mebibytes: 300)
             try CheckHarness.writeFiles(mountpoint, count: 20, mebibytes: 4, prefix: "small")
             try confirmBtrfsBoundary(disk: disk, part: part, mountpoint: mountpoint, scenario: "btrfs, compact")
@@ -53,10 +47,7 @@ struct CheckValidationTests {
     @Test(arguments: 0..<layouts.count)
     func btrfsLayoutsShrinkAtCarvesMinimum(_ index: Int) throws {
         let layout = Self.layouts[index]
-        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
-            let part = disk.partition(1)
-            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
-            let mountpoint = try disk.mount(part)
+        try withMountedBtrfs { disk, part, mountpoint in
             try Shell.check(["sh", "-c", layout.script.replacingOccurrences(of: "M/", with: mountpoint + "/") + "; sync"])
             try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
             let report = try CheckHarness.check(part, .shrinkTo(999 * Self.mebibyte))
@@ -73,6 +64,15 @@ struct CheckValidationTests {
             let realFloor = try CheckHarness.btrfsFloor(mountpoint, from: minimum, step: 4 * Self.mebibyte) ?? minimum
             CheckHarness.record("btrfs, \(layout.name): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
                 + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", Double(minimum - realFloor) / Double(size) * 100))%")
+        }
+    }
+
+    /// A 1200 MiB GPT loop disk with btrfs on its one 1000 MiB partition, mounted.
+    func withMountedBtrfs(_ body: (LoopDisk, _ part: String, _ mountpoint: String) throws -> Void) throws {
+        try withLoopDisk(size: "1200M", sfdisk: Self.gptOnePartition) { disk in
+            let part = disk.partition(1)
+            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
+            try body(disk, part, try disk.mount(part))
         }
     }
 
