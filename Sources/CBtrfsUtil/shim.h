@@ -1,5 +1,6 @@
 #pragma once
 #include <btrfsutil.h>
+#include <stddef.h>
 #include <linux/btrfs.h>
 #include <linux/btrfs_tree.h>
 #include <linux/fs.h>
@@ -18,5 +19,23 @@ static inline unsigned long carve_BTRFS_IOC_SPACE_INFO(void) { return BTRFS_IOC_
 static inline unsigned long carve_BTRFS_IOC_FS_INFO(void) { return BTRFS_IOC_FS_INFO; }
 static inline unsigned long carve_BTRFS_IOC_DEV_INFO(void) { return BTRFS_IOC_DEV_INFO; }
 static inline unsigned long carve_BTRFS_IOC_QUOTA_CTL(void) { return BTRFS_IOC_QUOTA_CTL; }
+static inline unsigned long carve_BTRFS_IOC_INO_LOOKUP(void) { return BTRFS_IOC_INO_LOOKUP; }
 static inline unsigned long carve_BLKGETSIZE64(void) { return BLKGETSIZE64; }
 static inline unsigned long carve_BLKSSZGET(void) { return BLKSSZGET; }
+
+/* The on-disk root item is packed; its field offsets come from the header rather than
+   from Swift's own layout of the imported struct. */
+enum carve_root_item_offset {
+    carve_root_item_generation = offsetof(struct btrfs_root_item, generation),
+    carve_root_item_flags = offsetof(struct btrfs_root_item, flags),
+    carve_root_item_refs = offsetof(struct btrfs_root_item, refs),
+    carve_root_item_generation_v2 = offsetof(struct btrfs_root_item, generation_v2),
+    carve_root_item_uuid = offsetof(struct btrfs_root_item, uuid),
+    carve_root_item_parent_uuid = offsetof(struct btrfs_root_item, parent_uuid),
+    carve_root_item_received_uuid = offsetof(struct btrfs_root_item, received_uuid),
+    carve_root_item_otime = offsetof(struct btrfs_root_item, otime),
+    carve_root_item_size = sizeof(struct btrfs_root_item),
+    carve_root_ref_name_offset = sizeof(struct btrfs_root_ref),
+    carve_ino_lookup_name_offset = offsetof(struct btrfs_ioctl_ino_lookup_args, name),
+    carve_ino_lookup_size = sizeof(struct btrfs_ioctl_ino_lookup_args),
+};

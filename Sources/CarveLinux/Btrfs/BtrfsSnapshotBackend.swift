@@ -65,13 +65,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     // MARK: pieces
 
-    /// Every subvolume below the top level (needs CAP_SYS_ADMIN).
+    /// Every subvolume below the top level (needs CAP_SYS_ADMIN), read in bulk from the root tree.
     func everySubvolume(of filesystem: BtrfsFilesystem) throws -> [Subvolume] {
-        let directory = try DirectoryHandle(filesystem.mountpoint)
-        let iterator = try SubvolumeIterator(directory, top: 5)
-        var subvolumes: [Subvolume] = []
-        while let (path, info) = try iterator.next() { subvolumes.append(Subvolume(path: path, info: info)) }
-        return subvolumes
+        try RootTree(directory: try DirectoryHandle(filesystem.mountpoint)).subvolumes()
     }
 
     /// Without root: the subvolumes below each mount that this user can read. The

@@ -21,16 +21,21 @@ final class DirectoryHandle {
 
 /// A btrfs UUID (16 bytes) as the usual 8-4-4-4-12 lowercase text; nil when all zero.
 func uuidString<T>(_ bytes: T) -> String? {
-    withUnsafeBytes(of: bytes) { raw -> String? in
-        guard raw.count >= 16, raw.prefix(16).contains(where: { $0 != 0 }) else { return nil }
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
+    withUnsafeBytes(of: bytes) { uuidText($0) }
+}
+
+/// The first 16 bytes of `raw` as UUID text; nil when all zero or too short.
+func uuidText(_ raw: UnsafeRawBufferPointer) -> String? {
+    guard raw.count >= 16, raw.prefix(16).contains(where: { $0 != 0 }) else { return nil }
+    let digits: StaticString = "0123456789abcdef"
+    return String(unsafeUninitializedCapacity: 36) { text in
+        var position = 0
         for (index, byte) in raw.prefix(16).enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xf)])
+            if index == 4 || index == 6 || index == 8 || index == 10 { text[position] = UInt8(ascii: "-"); position += 1 }
+            text[position] = digits.utf8Start[Int(byte >> 4)]
+            text[position + 1] = digits.utf8Start[Int(byte & 0xf)]
+            position += 2
         }
-        return String(decoding: text, as: UTF8.self)
+        return position
     }
 }
