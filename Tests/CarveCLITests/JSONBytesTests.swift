@@ -1,4 +1,6 @@
+import CarveCore
 @testable import CarveCLI
+import Foundation
 import Testing
 
 /// The byte writer used for long listings must print exactly what `rendered` prints.
@@ -42,5 +44,63 @@ import Testing
             json.append(to: &bytes, level: level)
             #expect(String(decoding: bytes, as: UTF8.self) == json.rendered(level: level))
         }
+    }
+
+    @Test func anObjectLayoutPrintsWhatTheObjectPrints() {
+        var rng = SplitMix(state: 7)
+        for _ in 0..<500 {
+            let members: [(String, JSONValue)] = (0..<Int.random(in: 0..<6, using: &rng)).map { index in
+                (Self.pieces.randomElement(using: &rng)! + "\(index)", value(&rng, depth: 1))
+            }
+            let level = Int.random(in: 0..<4, using: &rng)
+            var bytes: [UInt8] = []
+            JSONObjectLayout(keys: members.map(\.0), level: level).append(to: &bytes, level: level) { members[$0].1 }
+            #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.object(members).rendered(level: level))
+        }
+    }
+
+    @Test func theByteWriterQuotesAsJSONValueDoes() {
+        var rng = SplitMix(state: 99)
+        // Every byte class the fast test must tell apart, at every position of a word.
+        let edges: [String] = ["\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a"]
+        for length in 0..<40 {
+            for _ in 0..<40 {
+                let text = (0..<length).map { _ in Int.random(in: 0..<4, using: &rng) == 0 ? edges.randomElement(using: &rng)! : "x" }.joined()
+                let writer = ByteWriter(capacity: 1)
+                writer.appendQuoted(text)
+                var expected: [UInt8] = []
+                JSONValue.quote(text, into: &expected)
+                #expect(writer.takeText() == String(decoding: expected, as: UTF8.self), "\(Array(text.utf8))")
+            }
+        }
+    }
+
+    @Test func theSnapshotWriterPrintsWhatTheColumnsPrint() throws {
+        let top = BtrfsMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5)
+        let filesystem = BtrfsFilesystem(uuid: "0c1d2e3f-0000-4000-8000-000000000001", devices: ["/dev/loop9"], mounts: [top])
+        let created = Date(timeIntervalSince1970: 1_793_534_401.25)
+        var snapper = Subvolume(
+            id: 300, parentID: 256, path: "@/.snapshots/7/snapshot", mountedPath: "/mnt/top/@/.snapshots/7/snapshot",
+            uuid: "a1", parentUUID: "b2", receivedUUID: "c3", generation: 42, created: created,
+            metadata: ManagerMetadata(manager: .snapper, config: "root", number: 7, type: "pre",
+                                      description: "before \"upgrade\"\n\tnow", important: true),
+            sourceID: 256, sourcePath: "@", exclusive: 4096, referenced: 1 << 40, mountpoints: ["/a", "/b c"])
+        snapper.hasNestedSubvolumes = true
+        let timeshift = Subvolume(
+            id: 301, path: "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@", uuid: "d4", created: created,
+            readOnly: false, metadata: ManagerMetadata(manager: .timeshift, name: "2026-11-01_12-00-01", tags: ["O", "D"]))
+        let plain = Subvolume(id: 302, path: "data", uuid: "e5", created: Date(timeIntervalSince1970: -86_400), isSnapshot: false)
+        let negative = Subvolume(id: 303, path: "odd", uuid: "f6", created: created, metadata: ManagerMetadata(manager: .snapper, number: -3))
+        let listing = SubvolumeListing(filesystem: filesystem, subvolumes: [snapper, timeshift, plain, negative], sizes: .quota)
+        for zone in [TimeZone(identifier: "UTC")!, TimeZone(identifier: "America/St_Johns")!] {
+            for row in SnapshotRow.rows(at: Array(listing.subvolumes.indices), of: listing, timeZone: zone) {
+                let writer = try #require(SnapshotJSONWriter(columns: SnapshotColumns.all, level: 2))
+                let out = ByteWriter()
+                writer.append(row, to: out)
+                #expect(out.takeText() == SnapshotColumns.snapshotJSON(row).rendered(level: 2))
+            }
+        }
+        // Any other choice of columns goes through the general path.
+        #expect(SnapshotJSONWriter(columns: Array(SnapshotColumns.all.dropLast()), level: 2) == nil)
     }
 }

@@ -93,15 +93,23 @@ struct SnapshotsListCommand: ParsableCommand {
             return out.line(JSONValue.object([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
         }
         out.write("{\n   \"snapshots\": [\n")
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 17)
+        let chunk = ByteWriter()
+        let fast = SnapshotJSONWriter(columns: columns, level: 2)
+        let layout = JSONObjectLayout(keys: columns.map(\.key), level: 2)
+        var object: [UInt8] = []
         for (index, row) in rows.enumerated() {
-            chunk.append(contentsOf: "      ".utf8)
-            SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &chunk, level: 2)
-            chunk.append(contentsOf: (index < rows.count - 1 ? ",\n" : "\n").utf8)
-            if chunk.count > 1 << 16 { out.write(String(decoding: chunk, as: UTF8.self)); chunk.removeAll(keepingCapacity: true) }
+            chunk.append("      ")
+            if let fast {
+                fast.append(row, to: chunk)
+            } else {
+                object.removeAll(keepingCapacity: true)
+                layout.append(to: &object, level: 2) { columns[$0].json(row) }
+                chunk.append(object)
+            }
+            chunk.append(index < rows.count - 1 ? ",\n" : "\n")
+            if chunk.count > 1 << 16 { out.write(chunk.takeText()) }
         }
-        out.write(String(decoding: chunk, as: UTF8.self) + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
+        out.write(chunk.takeText() + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
     func sizeMode(_ services: Services) throws -> SizeMode {

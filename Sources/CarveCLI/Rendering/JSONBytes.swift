@@ -4,31 +4,33 @@
 extension JSONValue {
     func append(to out: inout [UInt8], level: Int, indent: Int = 3) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .uint(let value): out.append(contentsOf: String(value).utf8)
+        case .null: out.appendStatic("null")
+        case .bool(let value): out.appendStatic(value ? "true" : "false")
+        case .int(let value):
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            JSONValue.appendDecimal(value.magnitude, to: &out)
+        case .uint(let value): JSONValue.appendDecimal(value, to: &out)
         case .double(let value): out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value): JSONValue.quote(value, into: &out)
         case .array(let items):
-            guard !items.isEmpty else { out.append(contentsOf: "[]".utf8); return }
-            out.append(contentsOf: "[\n".utf8)
+            guard !items.isEmpty else { out.appendStatic("[]"); return }
+            out.appendStatic("[\n")
             for (index, item) in items.enumerated() {
                 out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (level + 1) * indent))
                 item.append(to: &out, level: level + 1, indent: indent)
-                out.append(contentsOf: (index == items.count - 1 ? "\n" : ",\n").utf8)
+                out.appendStatic(index == items.count - 1 ? "\n" : ",\n")
             }
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard !members.isEmpty else { out.append(contentsOf: "{}".utf8); return }
-            out.append(contentsOf: "{\n".utf8)
+            guard !members.isEmpty else { out.appendStatic("{}"); return }
+            out.appendStatic("{\n")
             for (index, (key, value)) in members.enumerated() {
                 out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (level + 1) * indent))
                 JSONValue.quote(key, into: &out)
-                out.append(contentsOf: ": ".utf8)
+                out.appendStatic(": ")
                 value.append(to: &out, level: level + 1, indent: indent)
-                out.append(contentsOf: (index == members.count - 1 ? "\n" : ",\n").utf8)
+                out.appendStatic(index == members.count - 1 ? "\n" : ",\n")
             }
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
             out.append(UInt8(ascii: "}"))
@@ -39,26 +41,84 @@ extension JSONValue {
     /// byte of the UTF-8 text is copied as it is.
     static func quote(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f }) {
-            out.append(contentsOf: string.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
+        // Native strings hand out their bytes directly; most need no escaping at all.
+        let copiedWhole = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
         }
-        for byte in string.utf8 {
-            switch byte {
-            case 0x22: out.append(contentsOf: "\\\"".utf8)
-            case 0x5c: out.append(contentsOf: "\\\\".utf8)
-            case 0x0a: out.append(contentsOf: "\\n".utf8)
-            case 0x0d: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20, 0x7f:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xf)])
-            default: out.append(byte)
-            }
+        if copiedWhole != true {
+            for byte in string.utf8 { appendEscaped(byte, to: &out) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f }
+
+    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case 0x22: out.appendStatic("\\\"")
+        case 0x5c: out.appendStatic("\\\\")
+        case 0x0a: out.appendStatic("\\n")
+        case 0x0d: out.appendStatic("\\r")
+        case 0x09: out.appendStatic("\\t")
+        case 0..<0x20, 0x7f:
+            let hex: StaticString = "0123456789abcdef"
+            out.appendStatic("\\u00")
+            out.append(hex.utf8Start[Int(byte >> 4)])
+            out.append(hex.utf8Start[Int(byte & 0xf)])
+        default: out.append(byte)
+        }
+    }
+
+    /// `value` in decimal, written without an intermediate String.
+    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+}
+
+extension [UInt8] {
+    /// A literal's bytes: appending a String's UTF-8 view goes through the generic
+    /// sequence path, ten times slower for the many short pieces of a listing.
+    mutating func appendStatic(_ text: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+/// The keys of one object shape rendered once, so that thousands of objects of that
+/// shape (a snapshot listing) cost only their values. Prints what `append` prints for
+/// `.object(zip(keys, values))`.
+struct JSONObjectLayout {
+    /// For each member: the separator before it, its indentation, quoted key and ": ".
+    private let prefixes: [[UInt8]]
+    private let closing: [UInt8]
+
+    init(keys: [String], level: Int, indent: Int = 3) {
+        let padding = [UInt8](repeating: UInt8(ascii: " "), count: (level + 1) * indent)
+        prefixes = keys.enumerated().map { index, key in
+            var prefix = Array((index == 0 ? "{\n" : ",\n").utf8) + padding
+            JSONValue.quote(key, into: &prefix)
+            prefix += Array(": ".utf8)
+            return prefix
+        }
+        closing = keys.isEmpty ? Array("{}".utf8) : Array("\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: level * indent) + [UInt8(ascii: "}")]
+    }
+
+    /// One object whose member `index` has the value `value(index)`.
+    func append(to out: inout [UInt8], level: Int, indent: Int = 3, value: (Int) -> JSONValue) {
+        for index in prefixes.indices {
+            out.append(contentsOf: prefixes[index])
+            value(index).append(to: &out, level: level + 1, indent: indent)
+        }
+        out.append(contentsOf: closing)
     }
 }

@@ -1,7 +1,7 @@
 /// JSON with object keys kept in the order they were written, so output reads
 /// like lsblk's and diffs stay stable. Strings are emitted exactly: every byte of
 /// a name survives (invalid UTF-8 is carried as U+FFFD only by the caller's choice).
-public indirect enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int64)

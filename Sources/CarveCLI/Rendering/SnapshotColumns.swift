@@ -2,12 +2,14 @@ import CarveCore
 import Foundation
 
 /// One snapshot as listings show it: the subvolume, its filesystem, and where its
-/// source is mounted (looked up in the same listing).
-struct SnapshotRow: Sendable {
-    var snapshot: Subvolume
-    var filesystem: BtrfsFilesystem
-    var sourceMountedPath: String?
-    var timeZone: TimeZone
+/// source is mounted (looked up in the same listing). A class: a listing of ten
+/// thousand rows is sorted and handed to every column, and copying the fat value
+/// each time cost more than reading the snapshots from the kernel.
+final class SnapshotRow: Sendable {
+    let snapshot: Subvolume
+    let filesystem: BtrfsFilesystem
+    let sourceMountedPath: String?
+    let timeZone: TimeZone
 
     /// `mountedPaths`: the mounted path of every reachable subvolume of the listing, by id.
     init(_ snapshot: Subvolume, on filesystem: BtrfsFilesystem, mountedPaths: [UInt64: String], timeZone: TimeZone) {
@@ -19,7 +21,9 @@ struct SnapshotRow: Sendable {
 
     /// One snapshot of `listing` (looks its source up: use `rows` for many).
     init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
-        self.init(snapshot, on: listing.filesystem, mountedPaths: [:], timeZone: timeZone)
+        self.snapshot = snapshot
+        self.filesystem = listing.filesystem
+        self.timeZone = timeZone
         sourceMountedPath = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
     }
 
@@ -39,7 +43,8 @@ struct SnapshotRow: Sendable {
 
     private static func mountedPathsByID(_ listing: SubvolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
-        for subvolume in listing.subvolumes { mountedPaths[subvolume.id] = subvolume.mountedPath }
+        // By index: iterating by value copied every subvolume.
+        for index in listing.subvolumes.indices { mountedPaths[listing.subvolumes[index].id] = listing.subvolumes[index].mountedPath }
         return mountedPaths
     }
 

@@ -104,17 +104,61 @@ public enum DateText {
     public static func iso8601(_ date: Date, timeZone: TimeZone) -> String {
         let offset = timeZone.secondsFromGMT(for: date)
         let parts = civil(date, offset: offset)
-        var text = "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
-        if offset == 0 { return text + "Z" }
-        let minutes = abs(offset) / 60
-        text += (offset < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60)
-        return text
+        guard (0..<10_000).contains(parts.year) else {
+            var text = "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
+            if offset == 0 { return text + "Z" }
+            let minutes = abs(offset) / 60
+            text += (offset < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60)
+            return text
+        }
+        // Written digit by digit: listings format one date per snapshot, and building
+        // it from interpolated pieces cost more than reading the snapshot.
+        return String(unsafeUninitializedCapacity: 25) { text in
+            var writer = DigitWriter(text: text)
+            writer.put(parts.year, 4); writer.put("-"); writer.put(parts.month); writer.put("-"); writer.put(parts.day)
+            writer.put("T"); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute); writer.put(":"); writer.put(parts.second)
+            if offset == 0 {
+                writer.put("Z")
+            } else {
+                let minutes = abs(offset) / 60
+                writer.put(offset < 0 ? "-" : "+"); writer.put(minutes / 60 % 100); writer.put(":"); writer.put(minutes % 60)
+            }
+            return writer.position
+        }
     }
 
     /// "2026-11-01 13:00" in the zone, for tables.
     public static func short(_ date: Date, timeZone: TimeZone) -> String {
         let parts = civil(date, offset: timeZone.secondsFromGMT(for: date))
-        return "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day)) \(pad(parts.hour)):\(pad(parts.minute))"
+        guard (0..<10_000).contains(parts.year) else {
+            return "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day)) \(pad(parts.hour)):\(pad(parts.minute))"
+        }
+        return String(unsafeUninitializedCapacity: 16) { text in
+            var writer = DigitWriter(text: text)
+            writer.put(parts.year, 4); writer.put("-"); writer.put(parts.month); writer.put("-"); writer.put(parts.day)
+            writer.put(" "); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute)
+            return writer.position
+        }
+    }
+
+    /// Zero-padded fields into a string's uninitialised bytes.
+    private struct DigitWriter {
+        let text: UnsafeMutableBufferPointer<UInt8>
+        var position = 0
+
+        mutating func put(_ value: Int, _ width: Int = 2) {
+            var rest = value
+            for digit in (0..<width).reversed() {
+                text[position + digit] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            position += width
+        }
+
+        mutating func put(_ separator: Unicode.Scalar) {
+            text[position] = UInt8(ascii: separator)
+            position += 1
+        }
     }
 
     static func civil(_ date: Date, offset: Int) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {

@@ -9,20 +9,21 @@ extension BtrfsFilesystem {
     public func mountedPath(ofTopLevelPath topLevelPath: String) -> String? {
         let path = trimmingSlashes(topLevelPath)
         var best: (rootLength: Int, path: String)?
-        for mount in mounts {
+        for position in mounts.indices {
+            let mount = mounts[position]
             let root = trimmingSlashes(mount.subvolumePath)
             let rest: Substring
             if root.isEmpty {
                 rest = Substring(path)
             } else if path == root {
                 rest = ""
-            } else if path.hasPrefix(root + "/") {
-                rest = path.dropFirst(root.count + 1)
+            } else if isInside(path, root) {
+                rest = Substring(path.utf8.dropFirst(root.utf8.count + 1))
             } else {
                 continue
             }
-            guard best.map({ root.count > $0.rootLength }) ?? true else { continue }
-            best = (root.count, join(mount.mountpoint, rest))
+            guard best.map({ root.utf8.count > $0.rootLength }) ?? true else { continue }
+            best = (root.utf8.count, join(mount.mountpoint, rest))
         }
         return best?.path
     }
@@ -47,11 +48,20 @@ extension BtrfsFilesystem {
     }
 }
 
+/// True when `path` lies below `root` ("a/b" below "a", not "ab" below "a").
+private func isInside(_ path: String, _ root: String) -> Bool {
+    let bytes = path.utf8
+    guard bytes.count > root.utf8.count, bytes.starts(with: root.utf8) else { return false }
+    return bytes[bytes.index(bytes.startIndex, offsetBy: root.utf8.count)] == UInt8(ascii: "/")
+}
+
 private func trimmingSlashes(_ path: String) -> String {
-    var path = Substring(path)
-    while path.hasPrefix("/") { path.removeFirst() }
-    while path.hasSuffix("/") { path.removeLast() }
-    return String(path)
+    // Paths from the kernel seldom carry slashes at either end: keep those as they are.
+    let bytes = path.utf8
+    let slash = UInt8(ascii: "/")
+    guard bytes.first == slash || bytes.last == slash else { return path }
+    guard let first = bytes.firstIndex(where: { $0 != slash }), let last = bytes.lastIndex(where: { $0 != slash }) else { return "" }
+    return String(Substring(bytes[first...last]))
 }
 
 private func join(_ mountpoint: String, _ rest: Substring) -> String {

@@ -37,27 +37,42 @@ public struct SnapshotClassifier: Sendable {
 
     /// Classifies in place (no second array of ten thousand subvolumes); returns the warnings.
     public func classify(_ subvolumes: inout [Subvolume]) -> [String] {
-        var byUUID: [String: (id: UInt64, path: String)] = [:]
+        // By index throughout: iterating by value copied every (fat) subvolume.
+        var byUUID: [String: Int] = [:]
         byUUID.reserveCapacity(subvolumes.count)
-        for subvolume in subvolumes { byUUID[subvolume.uuid] = (subvolume.id, subvolume.path) }
-        let parents = Set(subvolumes.map(\.parentID))
+        var parents = Set<UInt64>()
+        for index in subvolumes.indices {
+            byUUID[subvolumes[index].uuid] = index
+            parents.insert(subvolumes[index].parentID)
+        }
+        let recognised = recogniseEach(subvolumes)
         var warnings: [String] = []
         for index in subvolumes.indices {
             if let parentUUID = subvolumes[index].parentUUID, let source = byUUID[parentUUID] {
-                subvolumes[index].sourceID = source.id
-                subvolumes[index].sourcePath = source.path
+                subvolumes[index].sourceID = subvolumes[source].id
+                subvolumes[index].sourcePath = subvolumes[source].path
             }
             subvolumes[index].hasNestedSubvolumes = parents.contains(subvolumes[index].id)
-            let (metadata, warning) = recognise(subvolumes[index])
+            let (metadata, warning) = recognised[index]
             if let warning { warnings.append(warning) }
-            subvolumes[index].metadata = metadata ?? .plain
+            if let metadata {
+                subvolumes[index].metadata = metadata
+            } else if subvolumes[index].metadata != .plain {
+                subvolumes[index].metadata = .plain
+            }
             subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || metadata != nil
         }
         return warnings
     }
 
+    /// `recognise` for each subvolume, read from a borrowed array (reading them from the
+    /// inout array being classified copied each one).
+    private func recogniseEach(_ subvolumes: [Subvolume]) -> [(ManagerMetadata?, String?)] {
+        subvolumes.indices.map { recognise(subvolumes[$0]) }
+    }
+
     /// The manager's metadata when the subvolume is in a known layout, else nil.
-    func recognise(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
+    func recognise(_ subvolume: borrowing Subvolume) -> (ManagerMetadata?, String?) {
         // Byte checks first: most subvolumes match no layout, and splitting every
         // path into Strings cost more than reading the subvolume from the kernel.
         let bytes = subvolume.path.utf8
@@ -76,7 +91,9 @@ public struct SnapshotClassifier: Sendable {
     /// A '.' followed by at least eight digits: the only names worth parsing as btrbk's.
     static func mayBeBtrbk(_ name: Substring.UTF8View) -> Bool {
         guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
-        return name[name.index(after: dot)...].prefix(8).filter { $0 >= 0x30 && $0 <= 0x39 }.count == 8
+        var digits = 0
+        for byte in name[name.index(after: dot)...].prefix(8) where byte >= 0x30 && byte <= 0x39 { digits += 1 }
+        return digits == 8
     }
 
     private func recogniseByComponents(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
