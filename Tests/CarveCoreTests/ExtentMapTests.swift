@@ -1,4 +1,5 @@
 import CarveCore
+import Foundation
 import Testing
 
 /// Set reclaim on synthetic extent maps: subvolume 256 is the live source,
@@ -134,6 +135,47 @@ import Testing
         let curve = random.reclaimCurve(deleting: order)
         for k in [1, 2, 5, 17, 44, 45] { #expect(curve[k - 1] == random.reclaim(deleting: order.prefix(k))) }
         #expect(curve.last == random.totalBytes)
+    }
+
+    @Test func aLargeMapAgreesWithADictionaryModel() {
+        // Enough extents to grow the table's index many times, with colliding
+        // aligned addresses, one bytenr under two sizes, and references in bulk.
+        var generator = SplitMix(seed: 11)
+        var bulk = ExtentMap(subvolumes: Array(256...263))
+        var model: [ExtentKey: Set<UInt64>] = [:]
+        for id in UInt64(256)...263 {
+            var references: [ExtentKey] = []
+            for _ in 0..<20_000 {
+                let bytenr = (generator.next() % 30_000) * 1 << 20
+                let key = ExtentKey(diskBytenr: bytenr, diskBytes: 4096 * (1 + bytenr % 3) + (generator.next() % 50 == 0 ? 1 : 0))
+                references.append(key)
+                if bytenr != 0 { model[key, default: []].insert(id) }
+            }
+            bulk.addReferences(subvolume: id, references)
+        }
+        #expect(bulk.extentCount == model.count)
+        #expect(bulk.totalBytes == model.keys.reduce(0) { $0 + $1.diskBytes })
+        for (key, ids) in model.prefix(500) { #expect(Set(bulk.referencers(of: key)) == ids) }
+        var exclusive: [UInt64: UInt64] = Dictionary(uniqueKeysWithValues: (256...263).map { (UInt64($0), UInt64(0)) })
+        for (key, ids) in model where ids.count == 1 { exclusive[ids.first!]! += key.diskBytes }
+        #expect(bulk.exclusiveBytes() == exclusive)
+        let set: Set<UInt64> = [257, 258, 260]
+        #expect(bulk.reclaim(deleting: set) == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes })
+    }
+
+    @Test func equalityAndCodingIgnoreTheOrderOfArrival() throws {
+        var forward = ExtentMap(subvolumes: [256, 257])
+        var backward = ExtentMap(subvolumes: [256, 257])
+        let references: [(UInt64, UInt64)] = [(256, 4096), (257, 8192), (256, 12_288), (257, 4096)]
+        for (id, bytenr) in references { forward.addReference(subvolume: id, diskBytenr: bytenr, diskBytes: 4096) }
+        for (id, bytenr) in references.reversed() { backward.addReference(subvolume: id, diskBytenr: bytenr, diskBytes: 4096) }
+        #expect(forward == backward)
+        #expect(forward.hashValue == backward.hashValue)
+        let decoded = try JSONDecoder().decode(ExtentMap.self, from: try JSONEncoder().encode(backward))
+        #expect(decoded == forward)
+        #expect(decoded.reclaim(deleting: [257]) == 4096)  // the extent at 8192 only
+        backward.addReference(subvolume: 257, diskBytenr: 12_288, diskBytes: 4096)
+        #expect(forward != backward)
     }
 
     @Test func treeEstimateIsAtLeastTheRootBlock() {

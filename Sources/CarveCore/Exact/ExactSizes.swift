@@ -63,7 +63,7 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     }
 
     /// Leaf space an item takes (its 25-byte header plus its data), for `treeBytes`.
-    public static func leafBytes(itemSize: Int) -> UInt64 { UInt64(25 + itemSize) }
+    @inlinable public static func leafBytes(itemSize: Int) -> UInt64 { UInt64(25 + itemSize) }
 
     /// An upper estimate of a tree's size from the leaf bytes of its items: leaves
     /// about half full after splits, plus one node per 100 leaves, plus the root.

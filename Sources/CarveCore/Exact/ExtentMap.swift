@@ -14,11 +14,11 @@ public struct ExtentKey: Sendable, Hashable, Codable {
 /// An extent is freed only when no subvolume references any part of it, so a set
 /// of subvolumes frees exactly the extents whose referencing subvolumes all lie in
 /// the set, each counted once at its on-disk size.
-public struct ExtentMap: Sendable, Hashable, Codable {
+public struct ExtentMap: Sendable {
     /// Subvolume ids in index order.
     public private(set) var subvolumeIDs: [UInt64] = []
     private var indices: [UInt64: UInt32] = [:]
-    private var extents: [ExtentKey: SubvolumeSet] = [:]
+    private var extents = ExtentTable()
     /// Bytes of inline extents per subvolume id: file data stored inside tree leaves,
     /// which is metadata and freed with the leaves, not counted as data here.
     public private(set) var inlineBytes: [UInt64: UInt64] = [:]
@@ -34,8 +34,14 @@ public struct ExtentMap: Sendable, Hashable, Codable {
     public mutating func addReference(subvolume: UInt64, diskBytenr: UInt64, diskBytes: UInt64) {
         guard diskBytenr != 0 else { return }
         let member = index(of: subvolume)
-        let key = ExtentKey(diskBytenr: diskBytenr, diskBytes: diskBytes)
-        if extents[key]?.insert(member) == nil { extents[key] = SubvolumeSet(member) }
+        extents.insert(ExtentKey(diskBytenr: diskBytenr, diskBytes: diskBytes), member: member)
+    }
+
+    /// Records every reference of one subvolume at once (a scanned tree); holes
+    /// (`diskBytenr` 0) are skipped. The same as `addReference` for each.
+    public mutating func addReferences(subvolume: UInt64, _ references: [ExtentKey]) {
+        let member = index(of: subvolume)
+        references.withUnsafeBufferPointer { extents.insert($0, member: member) }
     }
 
     /// Records an inline extent of `bytes` in `subvolume`.
@@ -50,9 +56,18 @@ public struct ExtentMap: Sendable, Hashable, Codable {
     /// On-disk bytes of every data extent referenced by any subvolume.
     public var totalBytes: UInt64 { extents.keys.reduce(0) { $0 + $1.diskBytes } }
 
+    func set(of key: ExtentKey) -> SubvolumeSet? { extents.set(of: key) }
+
+    mutating func restore(_ key: ExtentKey, set: SubvolumeSet) { extents.store(key, set: set) }
+
+    /// Every extent with its set, in no particular order.
+    func forEachExtent(_ body: (ExtentKey, SubvolumeSet) -> Void) {
+        for (key, set) in zip(extents.keys, extents.sets) { body(key, set) }
+    }
+
     /// The subvolumes that reference the extent, by id; empty when none does.
     public func referencers(of key: ExtentKey) -> [UInt64] {
-        guard let set = extents[key] else { return [] }
+        guard let set = extents.set(of: key) else { return [] }
         return set.runs.flatMap { $0.map { subvolumeIDs[Int($0)] } }
     }
 
@@ -60,7 +75,7 @@ public struct ExtentMap: Sendable, Hashable, Codable {
     /// deleting it alone frees). Every subvolume of the map has an entry.
     public func exclusiveBytes() -> [UInt64: UInt64] {
         var totals = [UInt64](repeating: 0, count: subvolumeIDs.count)
-        for (key, set) in extents where set.isSingle { totals[Int(set.lower)] += key.diskBytes }
+        forEachExtent { key, set in if set.isSingle { totals[Int(set.lower)] += key.diskBytes } }
         return byID(totals)
     }
 
@@ -68,7 +83,7 @@ public struct ExtentMap: Sendable, Hashable, Codable {
     public func referencedBytes() -> [UInt64: UInt64] {
         // A difference array over indices: each run adds its extent's bytes once.
         var delta = [Int64](repeating: 0, count: subvolumeIDs.count + 1)
-        for (key, set) in extents {
+        forEachExtent { key, set in
             set.forEachRun { lower, upper in
                 delta[Int(lower)] += Int64(key.diskBytes)
                 delta[Int(upper) + 1] -= Int64(key.diskBytes)
@@ -93,7 +108,7 @@ public struct ExtentMap: Sendable, Hashable, Codable {
         var prefix = [Int](repeating: 0, count: member.count + 1)
         for index in member.indices { prefix[index + 1] = prefix[index] + (member[index] ? 1 : 0) }
         var total: UInt64 = 0
-        for (key, set) in extents {
+        forEachExtent { key, set in
             var inside = true
             set.forEachRun { lower, upper in
                 if prefix[Int(upper) + 1] - prefix[Int(lower)] != Int(upper - lower) + 1 { inside = false }
@@ -116,7 +131,7 @@ public struct ExtentMap: Sendable, Hashable, Codable {
         }
         let latest = RangeMaximum(step)
         var freedAt = [UInt64](repeating: 0, count: order.count)
-        for (key, set) in extents {
+        forEachExtent { key, set in
             var last = 0
             set.forEachRun { lower, upper in last = max(last, latest.maximum(Int(lower), Int(upper))) }
             if last != never { freedAt[last] += key.diskBytes }

@@ -47,7 +47,8 @@ struct ExtentScanner {
     /// One tree's file extent references, read by one worker.
     struct TreeReading {
         var references: [ExtentKey] = []
-        var inline: [UInt64] = []
+        var inlineBytes: UInt64 = 0
+        var hasInline = false
         var leafBytes: UInt64 = 0
         var fileExtents = 0
         var malformed = 0
@@ -59,43 +60,30 @@ struct ExtentScanner {
     }
 
     /// Scans `subvolumes` (the top level is added) of the filesystem mounted at `mountpoint`.
-    /// Trees are read a few at a time in parallel, then merged into the map in id order,
-    /// so memory holds the map plus the references of the trees being read.
+    /// Each worker reads the next tree not yet taken; the readings are merged into the map
+    /// in id order as they come, so memory holds the map plus one reading per worker,
+    /// and the map is the same whichever worker was faster.
     func scan(subvolumes ids: [UInt64], progress: (@Sendable (ExtentScanProgress) -> Void)? = nil) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
         let directory = try DirectoryHandle(mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
-        let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let trees = Array(Set(ids + [Self.topLevel])).sorted()
-        var map = ExtentMap(subvolumes: trees)
-        var treeBytes: [UInt64: UInt64] = [:]
-        var fileExtents = 0, malformed = 0, items = 0
-        var bytesRead: UInt64 = 0
-        for batchStart in stride(from: 0, to: trees.count, by: Self.workers) {
-            let batch = Array(trees[batchStart..<min(batchStart + Self.workers, trees.count)])
-            let readings = Readings(count: batch.count)
-            DispatchQueue.concurrentPerform(iterations: batch.count) { worker in
-                readings.store(worker, Self.read(tree: batch[worker], with: searches[worker]))
+        let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, progress: progress)
+        let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
+        DispatchQueue.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
+            while let index = merge.take() {
+                merge.deliver(index, Self.read(tree: trees[index], with: searches[worker]))
             }
-            for (tree, reading) in zip(batch, readings.all) {
-                if let error = reading.error { throw error }
-                bytesRead += reading.bytesRead; items += reading.items
-                guard !reading.gone else { continue }
-                for key in reading.references { map.addReference(subvolume: tree, diskBytenr: key.diskBytenr, diskBytes: key.diskBytes) }
-                for bytes in reading.inline { map.addInline(subvolume: tree, bytes: bytes) }
-                fileExtents += reading.fileExtents; malformed += reading.malformed
-                treeBytes[tree] = ExactSizes.treeEstimate(leafBytes: reading.leafBytes, nodeSize: nodeSize)
-            }
-            progress?(ExtentScanProgress(subvolumesDone: batchStart + batch.count, subvolumesTotal: trees.count, bytesRead: bytesRead))
         }
-        if malformed > 0 {
-            throw RuntimeError("\(mountpoint): \(malformed) file extent items could not be read; exact sizes would be wrong")
+        let result = try merge.result()
+        if result.malformed > 0 {
+            throw RuntimeError("\(mountpoint): \(result.malformed) file extent items could not be read; exact sizes would be wrong")
         }
         let report = ExtentScanReport(
-            subvolumes: trees.count, items: items, fileExtentItems: fileExtents,
-            bytesRead: bytesRead, seconds: Date().timeIntervalSince(started))
-        return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
+            subvolumes: trees.count, items: result.items, fileExtentItems: result.fileExtents,
+            bytesRead: result.bytesRead, seconds: Date().timeIntervalSince(started))
+        return ExactSizes(map: result.map, scan: report, nodeSize: nodeSize, treeBytes: result.treeBytes)
     }
 }
 
@@ -103,6 +91,7 @@ extension ExtentScanner {
     /// Every file extent item of one tree; holes are left out here already.
     static func read(tree: UInt64, with search: TreeSearch) -> TreeReading {
         var reading = TreeReading()
+        reading.references.reserveCapacity(1 << 14)
         let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
         do {
             try search.forEachItem(tree: tree, firstObjectID: firstFreeObjectID) { item in
@@ -112,7 +101,7 @@ extension ExtentScanner {
                 switch FileExtent(item.data) {
                 case .onDisk(let bytenr, let bytes):
                     if bytenr != 0 { reading.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
-                case .inline(let bytes): reading.inline.append(bytes)
+                case .inline(let bytes): reading.inlineBytes += bytes; reading.hasInline = true
                 case .malformed: reading.malformed += 1
                 }
             }
@@ -124,15 +113,6 @@ extension ExtentScanner {
         reading.bytesRead = search.bytesRead - bytesBefore
         reading.items = search.items - itemsBefore
         return reading
-    }
-
-    /// The workers' results, each written once by its own worker.
-    final class Readings: @unchecked Sendable {
-        private let lock = NSLock()
-        private var slots: [TreeReading]
-        init(count: Int) { slots = Array(repeating: TreeReading(), count: count) }
-        func store(_ index: Int, _ reading: TreeReading) { lock.lock(); slots[index] = reading; lock.unlock() }
-        var all: [TreeReading] { lock.lock(); defer { lock.unlock() }; return slots }
     }
 }
 

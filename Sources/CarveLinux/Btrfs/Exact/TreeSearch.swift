@@ -18,6 +18,11 @@ final class TreeSearch: @unchecked Sendable {
         var data: UnsafeRawBufferPointer
     }
 
+    /// 64 KiB: room for any item (a tree block is at most 64 KiB) and small enough
+    /// that what the kernel writes is still in the cache when it is parsed; a
+    /// larger buffer made the kernel fault in its unused rest once per leaf.
+    static let defaultBufferSize = 64 << 10
+
     private let directory: DirectoryHandle
     private let buffer: UnsafeMutableRawPointer
     private let capacity: Int
@@ -27,7 +32,7 @@ final class TreeSearch: @unchecked Sendable {
     private(set) var bytesRead: UInt64 = 0
     private(set) var items = 0
 
-    init(_ directory: DirectoryHandle, bufferSize: Int = 2 << 20) {
+    init(_ directory: DirectoryHandle, bufferSize: Int = defaultBufferSize) {
         self.directory = directory
         capacity = bufferSize
         buffer = UnsafeMutableRawPointer.allocate(byteCount: keySize + 8 + bufferSize, alignment: 8)
@@ -37,46 +42,68 @@ final class TreeSearch: @unchecked Sendable {
 
     deinit { buffer.deallocate() }
 
+    /// A whole key, compared as the kernel compares keys: objectid, then type, then offset.
+    struct Key: Comparable, Hashable {
+        var objectid: UInt64
+        var type: UInt32
+        var offset: UInt64
+        static let last = Key(objectid: .max, type: 255, offset: .max)
+        static func < (left: Key, right: Key) -> Bool {
+            (left.objectid, left.type, left.offset) < (right.objectid, right.type, right.offset)
+        }
+    }
+
     /// Visits every item of tree `tree` with objectid at least `firstObjectID`;
     /// `afterCall` runs after each ioctl (for progress).
     func forEachItem(
         tree: UInt64, firstObjectID: UInt64 = 0, afterCall: () -> Void = {}, _ visit: (Item) throws -> Void
     ) throws {
-        var next: (objectid: UInt64, type: UInt32, offset: UInt64)? = (firstObjectID, 0, 0)
+        var next: Key? = Key(objectid: firstObjectID, type: 0, offset: 0)
         while let start = next {
-            let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
-            key.pointee = btrfs_ioctl_search_key()
-            key.pointee.tree_id = tree
-            key.pointee.min_objectid = start.objectid; key.pointee.max_objectid = .max
-            key.pointee.min_type = start.type; key.pointee.max_type = .max
-            key.pointee.min_offset = start.offset; key.pointee.max_offset = .max
-            key.pointee.min_transid = 0; key.pointee.max_transid = .max
-            key.pointee.nr_items = .max
-            buffer.storeBytes(of: UInt64(capacity), toByteOffset: keySize, as: UInt64.self)
-            guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_TREE_SEARCH_V2(), buffer) == 0 else {
-                throw SystemCallError(
-                    "cannot read tree \(tree) of \(directory.path)", call: "ioctl(BTRFS_IOC_TREE_SEARCH_V2)", errno: errno)
-            }
-            let count = Int(key.pointee.nr_items)
-            guard count > 0 else { return }
-            let base = buffer + keySize + 8
-            var position = 0
-            var last = start
-            for _ in 0..<count {
-                guard position + headerSize <= capacity else { break }
-                let header = (base + position).loadUnaligned(as: btrfs_ioctl_search_header.self)
-                let length = min(Int(header.len), capacity - position - headerSize)
-                try visit(Item(
-                    objectid: header.objectid, type: header.type, offset: header.offset,
-                    data: UnsafeRawBufferPointer(start: base + position + headerSize, count: length)))
-                last = (header.objectid, header.type, header.offset)
-                position += headerSize + Int(header.len)
-            }
-            bytesRead += UInt64(position)
-            items += count
+            next = try search(tree: tree, from: start, visit)
             afterCall()
-            next = Self.key(after: last)
         }
+    }
+
+    /// One ioctl: visits the items of `tree` from `start` up to `end` (whole keys) that
+    /// fit the buffer. Returns where the next call starts, or nil when the range is done.
+    func search(tree: UInt64, from start: Key, to end: Key = .last, _ visit: (Item) throws -> Void) throws -> Key? {
+        let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
+        key.pointee = btrfs_ioctl_search_key()
+        key.pointee.tree_id = tree
+        key.pointee.min_objectid = start.objectid; key.pointee.max_objectid = end.objectid
+        key.pointee.min_type = start.type; key.pointee.max_type = end.type
+        key.pointee.min_offset = start.offset; key.pointee.max_offset = end.offset
+        key.pointee.min_transid = 0; key.pointee.max_transid = .max
+        key.pointee.nr_items = .max
+        buffer.storeBytes(of: UInt64(capacity), toByteOffset: keySize, as: UInt64.self)
+        guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_TREE_SEARCH_V2(), buffer) == 0 else {
+            throw SystemCallError(
+                "cannot read tree \(tree) of \(directory.path)", call: "ioctl(BTRFS_IOC_TREE_SEARCH_V2)", errno: errno)
+        }
+        let count = Int(key.pointee.nr_items)
+        guard count > 0 else { return nil }
+        let base = UnsafeRawPointer(buffer + keySize + 8)
+        var position = 0
+        var last = start
+        for _ in 0..<count {
+            guard position + headerSize <= capacity else { break }
+            let header = (base + position).loadUnaligned(as: btrfs_ioctl_search_header.self)
+            let length = min(Int(header.len), capacity - position - headerSize)
+            try visit(Item(
+                objectid: header.objectid, type: header.type, offset: header.offset,
+                data: UnsafeRawBufferPointer(start: base + position + headerSize, count: length)))
+            last = Key(objectid: header.objectid, type: header.type, offset: header.offset)
+            position += headerSize + Int(header.len)
+        }
+        bytesRead += UInt64(position)
+        items += count
+        guard last < end, let after = Self.key(after: last) else { return nil }
+        return after
+    }
+
+    static func key(after key: Key) -> Key? {
+        Self.key(after: (key.objectid, key.type, key.offset)).map { Key(objectid: $0.objectid, type: $0.type, offset: $0.offset) }
     }
 
     /// The smallest key above `key`, or nil after the largest possible key.

@@ -1,0 +1,120 @@
+/// The extents of an `ExtentMap` and their subvolume sets in flat arrays, found
+/// through an open-addressing index keyed by disk bytenr. A scan adds millions of
+/// references, almost all to extents already known (snapshots share them), so a
+/// lookup must cost a multiply and a probe or two: no per-key hashing of a generic
+/// dictionary, no allocation per reference.
+struct ExtentTable: Sendable {
+    private(set) var keys: [ExtentKey] = []
+    private(set) var sets: [SubvolumeSet] = []
+    /// Position in `keys` plus one, 0 for an empty slot; the count is a power of two
+    /// at least twice the number of keys, so probe runs stay short.
+    private var slots: [UInt32] = Array(repeating: 0, count: 16)
+    private var shift = UInt64(64 - 4)
+
+    var count: Int { keys.count }
+
+    /// Adds `member` to the set of the extent `key`, making the extent if it is new.
+    mutating func insert(_ key: ExtentKey, member: UInt32) {
+        let found = position(of: key)
+        if found >= 0 {
+            sets[found].insert(member)
+            return
+        }
+        store(key, set: SubvolumeSet(member))
+    }
+
+    /// Adds `member` to the sets of all `references` in one pass over the storage.
+    mutating func insert(_ references: UnsafeBufferPointer<ExtentKey>, member: UInt32) {
+        for key in references where key.diskBytenr != 0 { insert(key, member: member) }
+    }
+
+    /// Stores `set` as the whole set of `key` (decoding).
+    mutating func store(_ key: ExtentKey, set: SubvolumeSet) {
+        let found = position(of: key)
+        if found >= 0 { sets[found] = set; return }
+        keys.append(key)
+        sets.append(set)
+        slots[-found - 1] = UInt32(keys.count)
+        if keys.count * 2 > slots.count { grow() }
+    }
+
+    func set(of key: ExtentKey) -> SubvolumeSet? {
+        let found = position(of: key)
+        return found >= 0 ? sets[found] : nil
+    }
+
+    /// The position of `key` in `keys`, or -(empty slot + 1) where it would go.
+    private func position(of key: ExtentKey) -> Int {
+        let mask = slots.count - 1
+        var slot = Self.slot(key.diskBytenr, shift: shift)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { return -slot - 1 }
+            if keys[stored - 1] == key { return stored - 1 }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Fibonacci hashing: the high bits of bytenr times 2^64/phi, so extents on
+    /// aligned addresses spread over the whole index.
+    private static func slot(_ bytenr: UInt64, shift: UInt64) -> Int {
+        Int(truncatingIfNeeded: (bytenr &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    private mutating func grow() {
+        shift -= 1
+        var fresh = [UInt32](repeating: 0, count: slots.count * 2)
+        let mask = fresh.count - 1
+        for (index, key) in keys.enumerated() {
+            var slot = Self.slot(key.diskBytenr, shift: shift)
+            while fresh[slot] != 0 { slot = (slot + 1) & mask }
+            fresh[slot] = UInt32(index + 1)
+        }
+        slots = fresh
+    }
+}
+
+/// Equality, hashing and coding see the map's content, not the order the table
+/// happened to store it in.
+extension ExtentMap: Hashable, Codable {
+    private enum CodingKeys: String, CodingKey { case subvolumeIDs, extents, inlineBytes }
+    private struct Entry: Codable { var key: ExtentKey; var set: SubvolumeSet }
+
+    private var sortedEntries: [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(extentCount)
+        forEachExtent { entries.append(Entry(key: $0, set: $1)) }
+        return entries.sorted { ($0.key.diskBytenr, $0.key.diskBytes) < ($1.key.diskBytenr, $1.key.diskBytes) }
+    }
+
+    public static func == (left: ExtentMap, right: ExtentMap) -> Bool {
+        guard left.subvolumeIDs == right.subvolumeIDs, left.inlineBytes == right.inlineBytes,
+              left.extentCount == right.extentCount else { return false }
+        var same = true
+        left.forEachExtent { key, set in if same && right.set(of: key) != set { same = false } }
+        return same
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(subvolumeIDs)
+        hasher.combine(inlineBytes)
+        hasher.combine(extentCount)
+        hasher.combine(totalBytes)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(subvolumes: try container.decode([UInt64].self, forKey: .subvolumeIDs))
+        for entry in try container.decode([Entry].self, forKey: .extents) { restore(entry.key, set: entry.set) }
+        for (id, bytes) in try container.decode([UInt64: UInt64].self, forKey: .inlineBytes) {
+            addInline(subvolume: id, bytes: bytes)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(subvolumeIDs, forKey: .subvolumeIDs)
+        try container.encode(sortedEntries, forKey: .extents)
+        try container.encode(inlineBytes, forKey: .inlineBytes)
+    }
+}
