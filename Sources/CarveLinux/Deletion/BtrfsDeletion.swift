@@ -10,16 +10,13 @@ import Glibc
 extension BtrfsSnapshotBackend {
     public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
         let root = try roots.directory(of: filesystem)
-        var info = btrfs_util_subvolume_info()
-        let result = btrfs_util_subvolume_info_fd(root.fd, subvolume.id, &info)
-        if result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND { return nil }
-        try BtrfsUtilCall.check(result, "cannot read subvolume \(subvolume.id) on \(root.path)", "btrfs_util_subvolume_info_fd")
+        guard let state = try SubvolumeState.read(subvolume.id, through: root) else { return nil }
         // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
-        guard abs(Double(info.otime.tv_sec) - subvolume.created.timeIntervalSince1970) < 2 else { return nil }
+        guard abs(state.created.timeIntervalSince1970 - subvolume.created.timeIntervalSince1970) < 2 else { return nil }
         var current = subvolume
         current.isDefault = try defaultSubvolumeID(root) == subvolume.id
-        current.mountpoints = try mountpoints(of: subvolume.id, on: filesystem)
-        current.hasNestedSubvolumes = try hasNestedSubvolumes(subvolume.id, root)
+        current.mountpoints = try MountTableWatcher.shared.mountpoints(ofSubvolume: subvolume.id, on: filesystem)
+        current.hasNestedSubvolumes = state.hasNestedSubvolumes
         return current
     }
 
@@ -74,31 +71,6 @@ extension BtrfsSnapshotBackend {
             btrfs_util_get_default_subvolume_fd(root.fd, &id), "cannot read the default subvolume of \(root.path)",
             "btrfs_util_get_default_subvolume_fd")
         return id
-    }
-
-    /// Every mount of this subvolume, as `-o subvol=` or a bind mount of a path in it,
-    /// found by the filesystem's device number and the subvolid mount option.
-    private func mountpoints(of id: UInt64, on filesystem: BtrfsFilesystem) throws -> [String] {
-        let mounts = try MountTableWatcher.shared.mounts().filter { $0.fsType == "btrfs" }
-        let ours = Set(filesystem.mounts.map(\.mountpoint))
-        let numbers = Set(mounts.filter { ours.contains($0.mountpoint) }.map(\.number))
-        return mounts.filter { numbers.contains($0.number) && $0.superOption("subvolid") == String(id) }.map(\.mountpoint)
-    }
-
-    private func hasNestedSubvolumes(_ id: UInt64, _ root: DirectoryHandle) throws -> Bool {
-        var iterator: OpaquePointer?
-        try BtrfsUtilCall.check(
-            btrfs_util_create_subvolume_iterator_fd(root.fd, id, 0, &iterator),
-            "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_create_subvolume_iterator_fd")
-        defer { btrfs_util_destroy_subvolume_iterator(iterator) }
-        var path: UnsafeMutablePointer<CChar>?
-        var child: UInt64 = 0
-        let result = btrfs_util_subvolume_iterator_next(iterator, &path, &child)
-        free(path)
-        if result == BTRFS_UTIL_ERROR_STOP_ITERATION { return false }
-        try BtrfsUtilCall.check(
-            result, "cannot look for subvolumes inside subvolume \(id)", "btrfs_util_subvolume_iterator_next")
-        return true
     }
 
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting
