@@ -5,7 +5,7 @@ import CarveCore
 enum AuditTrail {
     static func lines(for outcome: DeletionOutcome) -> [String] {
         let snapshot = outcome.snapshot
-        let name = "snapshot \(escapedForTable(snapshot.displayPath)) (id \(snapshot.subvolume.id))"
+        let name = "snapshot \(escaped(snapshot.displayPath)) (id \(snapshot.subvolume.id))"
         var lines: [String]
         switch outcome.result {
         case .deleted: lines = ["carve: deleted \(name)"]
@@ -15,6 +15,12 @@ enum AuditTrail {
         if let removed = outcome.metadataRemoved { lines.append("carve: removed its \(snapshot.subvolume.metadata.manager.rawValue) metadata \(removed)") }
         if let warning = outcome.metadataWarning { lines.append("carve: warning: \(warning)") }
         return lines
+    }
+
+    /// `escapedForTable`, skipped for the usual path that has nothing to escape: a
+    /// byte below 0x20, 0x7f or a backslash in UTF-8 is always that character itself.
+    static func escaped(_ text: String) -> String {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "\\") } ? escapedForTable(text) : text
     }
 
     static func syslogLine(for outcome: DeletionOutcome) -> String {

@@ -15,7 +15,18 @@ struct DeletionReportView {
     var deleted: [PlannedSnapshot] { report.map { $0.done.map(\.snapshot) } ?? (dryRun ? plan.toDelete : []) }
 
     /// The estimate for what is gone: a lower bound from quota exclusive bytes.
-    var estimatedReclaim: UInt64? { plan.exactReclaim(of: deleted) ?? DeletionPlan.exclusiveSum(deleted) }
+    var estimatedReclaim: UInt64? {
+        // Without exact sizes, one deleted snapshot of unknown size leaves no estimate:
+        // known before the list of what is gone is copied together.
+        if plan.exactSizes.isEmpty, !deletedHaveSizes { return nil }
+        let deleted = deleted
+        return plan.exactReclaim(of: deleted) ?? DeletionPlan.exclusiveSum(deleted)
+    }
+
+    private var deletedHaveSizes: Bool {
+        if let report { return report.outcomes.allSatisfy { !$0.isDone || $0.snapshot.subvolume.exclusive != nil } }
+        return !dryRun || plan.toDelete.allSatisfy { $0.subvolume.exclusive != nil }
+    }
 
     // MARK: text
 
@@ -56,9 +67,10 @@ struct DeletionReportView {
         }
         if dryRun { return "dry run: would delete \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)); nothing deleted" }
         guard let report else { return "nothing deleted" }
-        var parts = ["deleted \(count(report.done.count))\(estimateText(estimatedReclaim))"]
+        var parts = ["deleted \(count(report.doneCount))\(estimateText(estimatedReclaim))"]
         if let measuredReclaim { parts[0] += " (measured: \(Self.signed(measuredReclaim)))" }
-        if !report.notDone.isEmpty { parts.append("\(report.notDone.count) failed") }
+        let failed = report.notDoneCount
+        if failed > 0 { parts.append("\(failed) failed") }
         if !plan.protected.isEmpty { parts.append("\(plan.protected.count) protected") }
         if report.interrupted { parts.append("interrupted, \(report.notAttempted.count) not attempted") }
         return parts.joined(separator: ", ")

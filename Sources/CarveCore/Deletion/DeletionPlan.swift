@@ -24,7 +24,7 @@ public struct DeletionPlan: Sendable {
     /// Splits `selected` (deduplicated by filesystem and id) into what the rules let
     /// carve delete and what they protect; both oldest first.
     public static func make(selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = []) -> DeletionPlan {
-        var seen = Set<String>()
+        var seen = Set<SnapshotKey>()
         var unique: [PlannedSnapshot] = []
         for snapshot in selected where seen.insert(snapshot.key).inserted {
             unique.append(snapshot)

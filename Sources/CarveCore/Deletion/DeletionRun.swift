@@ -22,6 +22,9 @@ public struct DeletionReport: Sendable {
 
     public var done: [DeletionOutcome] { outcomes.filter(\.isDone) }
     public var notDone: [DeletionOutcome] { outcomes.filter { !$0.isDone } }
+    /// `done.count` and `notDone.count`, without copying a thousand outcomes to count them.
+    public var doneCount: Int { outcomes.reduce(0) { $0 + ($1.isDone ? 1 : 0) } }
+    public var notDoneCount: Int { outcomes.count - doneCount }
 
     /// The exit status: 130 interrupted; 0 when everything asked for is gone;
     /// 4 when some is and some is not; 1 when nothing could be done.
@@ -30,9 +33,11 @@ public struct DeletionReport: Sendable {
     /// is half-done: it counts as a failure, so a script learns of the leftover.
     public func exitStatus(namedProtected: Int = 0) -> ExitStatus {
         if interrupted { return .interrupted }
-        let failures = notDone.count + namedProtected + done.filter { $0.metadataWarning != nil }.count
+        let done = doneCount
+        let halfDone = outcomes.reduce(0) { $0 + ($1.isDone && $1.metadataWarning != nil ? 1 : 0) }
+        let failures = outcomes.count - done + namedProtected + halfDone
         if failures == 0 { return .success }
-        return done.isEmpty ? .failure : .partialFailure
+        return done == 0 ? .failure : .partialFailure
     }
 }
 

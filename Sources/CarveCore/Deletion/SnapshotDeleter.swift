@@ -13,7 +13,13 @@ public struct PlannedSnapshot: Sendable, Hashable {
     /// top level as btrfs-progs writes it.
     public var displayPath: String { subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path }
     /// Identifies the snapshot across listings: the filesystem and the subvolume id.
-    public var key: String { "\(filesystem.uuid)/\(subvolume.id)" }
+    public var key: SnapshotKey { SnapshotKey(filesystem: filesystem.uuid, id: subvolume.id) }
+}
+
+/// A snapshot's identity: its filesystem's UUID and its subvolume id.
+public struct SnapshotKey: Sendable, Hashable {
+    public var filesystem: String
+    public var id: UInt64
 }
 
 /// What happened to one snapshot the executor tried to delete.

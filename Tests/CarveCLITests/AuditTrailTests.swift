@@ -1,0 +1,22 @@
+@testable import CarveCLI
+import CarveCore
+import Foundation
+import Testing
+
+/// The audit line of a deleted snapshot names its path as the tables do: control
+/// characters and backslashes escaped, everything else (spaces, UTF-8) as it is.
+@Suite struct AuditTrailTests {
+    @Test(arguments: [
+        ("/mnt/snaps/plain.1", "/mnt/snaps/plain.1"),
+        ("/mnt/snaps/with space/é日本", "/mnt/snaps/with space/é日本"),
+        ("/mnt/snaps/new\nline", "/mnt/snaps/new\\x0aline"),
+        ("/mnt/snaps/tab\tback\\slash\u{7f}", "/mnt/snaps/tab\\x09back\\x5cslash\\x7f"),
+    ])
+    func theDeletedLineEscapesWhatATableEscapes(path: String, shown: String) {
+        let subvolume = Subvolume(id: 300, path: "snaps/x", mountedPath: path, uuid: "u", created: Date(timeIntervalSince1970: 0))
+        let filesystem = BtrfsFilesystem(uuid: "fs", devices: [], mounts: [BtrfsMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
+        let outcome = DeletionOutcome(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: filesystem), result: .deleted)
+        #expect(AuditTrail.lines(for: outcome) == ["carve: deleted snapshot \(shown) (id 300)"])
+        #expect(AuditTrail.escaped(path) == escapedForTable(path))
+    }
+}
