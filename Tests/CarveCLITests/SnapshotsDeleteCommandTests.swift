@@ -41,6 +41,8 @@ final class DeleteHarness: @unchecked Sendable {
 
     func run(_ arguments: [String]) -> RunResult {
         let interrupt = InterruptingSink(after: interruptAfter)
+        // The sink holds the run's signal closure, which holds the sink as its output.
+        defer { interrupt.disarm() }
         let deletion = DeletionServices(
             lock: FileDeletionLock(path: lockPath),
             catchInterrupts: { flag, onSignal in interrupt.arm(flag, onSignal) },
@@ -74,6 +76,8 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
     func arm(_ flag: CancellationFlag, _ onSignal: @escaping @Sendable () -> Void) {
         lock.lock(); self.flag = flag; self.onSignal = onSignal; lock.unlock()
     }
+
+    func disarm() { lock.lock(); flag = nil; onSignal = nil; lock.unlock() }
 
     func write(_ text: String) { captured.appendOut(text) }
 
