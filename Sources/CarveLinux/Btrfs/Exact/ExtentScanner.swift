@@ -63,7 +63,12 @@ struct ExtentScanner {
     /// Each worker reads the next tree not yet taken; the readings are merged into the map
     /// in id order as they come, so memory holds the map plus one reading per worker,
     /// and the map is the same whichever worker was faster.
-    func scan(subvolumes ids: [UInt64], progress: (@Sendable (ExtentScanProgress) -> Void)? = nil) throws -> ExactSizes {
+    /// `lineages` names, per subvolume id, the subvolume it shares inode numbers with
+    /// (its source's UUID for a snapshot, its own otherwise): trees of one lineage are
+    /// read around the directories found in the previous one (`DirectoryHints`).
+    func scan(
+        subvolumes ids: [UInt64], lineages: [UInt64: String] = [:], progress: (@Sendable (ExtentScanProgress) -> Void)? = nil
+    ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
         let directory = try DirectoryHandle(mountpoint)
@@ -71,9 +76,11 @@ struct ExtentScanner {
         let trees = Array(Set(ids + [Self.topLevel])).sorted()
         let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
+        let hints = DirectoryHints()
         DispatchQueue.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
             while let index = merge.take() {
-                merge.deliver(index, Self.read(tree: trees[index], with: searches[worker]))
+                let tree = trees[index]
+                merge.deliver(index, TreeReader.read(tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints))
             }
         }
         let result = try merge.result()
@@ -87,40 +94,14 @@ struct ExtentScanner {
     }
 }
 
-extension ExtentScanner {
-    /// Every file extent item of one tree; holes are left out here already.
-    static func read(tree: UInt64, with search: TreeSearch) -> TreeReading {
-        var reading = TreeReading()
-        reading.references.reserveCapacity(1 << 14)
-        let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
-        do {
-            try search.forEachItem(tree: tree, firstObjectID: firstFreeObjectID) { item in
-                reading.leafBytes += ExactSizes.leafBytes(itemSize: item.data.count)
-                guard item.type == fileExtentType else { return }
-                reading.fileExtents += 1
-                switch FileExtent(item.data) {
-                case .onDisk(let bytenr, let bytes):
-                    if bytenr != 0 { reading.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
-                case .inline(let bytes): reading.inlineBytes += bytes; reading.hasInline = true
-                case .malformed: reading.malformed += 1
-                }
-            }
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            reading.gone = true
-        } catch {
-            reading.error = error
-        }
-        reading.bytesRead = search.bytesRead - bytesBefore
-        reading.items = search.items - itemsBefore
-        return reading
-    }
-}
-
 extension BtrfsSnapshotBackend {
     /// Fills the listing's sizes from a scan of every subvolume's extents.
     func attachExactSizes(to listing: inout SubvolumeListing) throws {
         let scanner = ExtentScanner(mountpoint: listing.filesystem.mountpoint, isRoot: isRoot)
-        let exact = try scanner.scan(subvolumes: listing.subvolumes.map(\.id), progress: ExtentScanObserver.current)
+        var lineages: [UInt64: String] = [:]
+        for subvolume in listing.subvolumes { lineages[subvolume.id] = subvolume.parentUUID ?? subvolume.uuid }
+        let exact = try scanner.scan(
+            subvolumes: listing.subvolumes.map(\.id), lineages: lineages, progress: ExtentScanObserver.current)
         listing.attach(exact)
     }
 }
