@@ -8,7 +8,7 @@ import Foundation
 enum FuzzTarget: String, CaseIterable {
     case size, duration, date, snapshotName = "snapshot-name", snapperInfo = "snapper-info"
     case snapperConfig = "snapper-config", timeshiftInfo = "timeshift-info", btrbkName = "btrbk-name"
-    case mountinfo, udev
+    case mountinfo, udev, label
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CARVE_FUZZ_TARGET"] ?? ""
@@ -46,8 +46,35 @@ enum FuzzTarget: String, CaseIterable {
         case .udev:
             let decoded = UdevEncoding.decode(text)
             precondition(decoded.utf8.count <= text.utf8.count * 3, "decoding never grows a value much")
+        case .label:
+            // A label as libblkid hands it over (a C string), on its way to a table cell
+            // and a JSON string: one line, reversible, and the exact text in JSON.
+            let label = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self)
+            let cell = escapedForTable(label)
+            precondition(!cell.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }, "a cell is one line")
+            precondition(unescapedCell(cell) == label, "the escaping can be undone")
+            var quoted: [UInt8] = []
+            JSONValue.quote(label, into: &quoted)
+            let writer = ByteWriter(capacity: 1)
+            writer.appendQuoted(label)
+            precondition(writer.takeText() == String(decoding: quoted, as: UTF8.self), "both JSON writers agree")
+            let parsed = try? JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String
+            precondition(parsed == label, "JSON carries the exact label")
         }
     }
+}
+
+/// `\xHH` back to the character, as a reader of the table would.
+func unescapedCell(_ cell: String) -> String {
+    var scalars = Array(cell.unicodeScalars)[...]
+    var out = String.UnicodeScalarView()
+    while let scalar = scalars.popFirst() {
+        guard scalar == "\\", scalars.first == "x", let value = UInt32(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16),
+              let original = Unicode.Scalar(value) else { out.append(scalar); continue }
+        scalars = scalars.dropFirst(3)
+        out.append(original)
+    }
+    return String(out)
 }
 
 extension Character {

@@ -100,19 +100,3 @@ extension TextTable {
 
 /// Terminal columns a cell takes: one per character (tables escape control bytes first).
 func displayWidth(_ text: String) -> Int { text.count }
-
-/// A name made safe for one table cell: control characters, backslashes and bytes
-/// that were not UTF-8 are written as `\xHH`, as lsblk does, so every name is
-/// unambiguous on one line. JSON output carries the exact name instead.
-public func escapedForTable(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
-            let hex = String(scalar.value, radix: 16)
-            out += "\\x" + (hex.count == 1 ? "0" : "") + hex
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
