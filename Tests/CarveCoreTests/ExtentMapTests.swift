@@ -163,6 +163,15 @@ import Testing
         #expect(bulk.reclaim(deleting: set) == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes })
     }
 
+    @Test func sizesAlikeInTheirLowHalfStayApart() {
+        // The index keeps only the low 32 bits of the size beside the bytenr.
+        var odd = ExtentMap(subvolumes: [256, 257])
+        odd.addReference(subvolume: 256, diskBytenr: 4096, diskBytes: 4096)
+        odd.addReference(subvolume: 257, diskBytenr: 4096, diskBytes: 1 << 32 + 4096)
+        #expect(odd.extentCount == 2)
+        #expect(odd.exclusiveBytes() == [256: 4096, 257: 1 << 32 + 4096])
+    }
+
     @Test func equalityAndCodingIgnoreTheOrderOfArrival() throws {
         var forward = ExtentMap(subvolumes: [256, 257])
         var backward = ExtentMap(subvolumes: [256, 257])

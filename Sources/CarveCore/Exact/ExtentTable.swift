@@ -6,12 +6,27 @@
 struct ExtentTable: Sendable {
     private(set) var keys: [ExtentKey] = []
     private(set) var sets: [SubvolumeSet] = []
-    /// Position in `keys` plus one, 0 for an empty slot; the count is a power of two
-    /// at least twice the number of keys, so probe runs stay short.
-    private var slots: [UInt32] = Array(repeating: 0, count: 16)
+    /// The count is a power of two at least twice the number of keys, so probe runs
+    /// stay short.
+    private var slots = [Slot](repeating: Slot(), count: 16)
     private var shift = UInt64(64 - 4)
 
     var count: Int { keys.count }
+
+    /// A copy of the key beside its position, so that a probe reads one cache line
+    /// rather than chasing into `keys`. 16 bytes.
+    private struct Slot {
+        var bytenr: UInt64 = 0
+        /// The low half of disk_num_bytes: the whole of it for any data extent
+        /// (at most 128 MiB); `keys` decides when it is not.
+        var bytes: UInt32 = 0
+        /// Position in `keys` plus one, 0 for an empty slot.
+        var stored: UInt32 = 0
+        init() {}
+        init(_ key: ExtentKey, position: Int) {
+            bytenr = key.diskBytenr; bytes = UInt32(truncatingIfNeeded: key.diskBytes); stored = UInt32(position + 1)
+        }
+    }
 
     /// Adds `member` to the set of the extent `key`, making the extent if it is new.
     mutating func insert(_ key: ExtentKey, member: UInt32) {
@@ -32,9 +47,9 @@ struct ExtentTable: Sendable {
     mutating func store(_ key: ExtentKey, set: SubvolumeSet) {
         let found = position(of: key)
         if found >= 0 { sets[found] = set; return }
+        slots[-found - 1] = Slot(key, position: keys.count)
         keys.append(key)
         sets.append(set)
-        slots[-found - 1] = UInt32(keys.count)
         if keys.count * 2 > slots.count { grow() }
     }
 
@@ -47,10 +62,14 @@ struct ExtentTable: Sendable {
     private func position(of key: ExtentKey) -> Int {
         let mask = slots.count - 1
         var slot = Self.slot(key.diskBytenr, shift: shift)
+        let bytes = UInt32(truncatingIfNeeded: key.diskBytes)
         while true {
-            let stored = Int(slots[slot])
-            if stored == 0 { return -slot - 1 }
-            if keys[stored - 1] == key { return stored - 1 }
+            let probe = slots[slot]
+            if probe.stored == 0 { return -slot - 1 }
+            if probe.bytenr == key.diskBytenr && probe.bytes == bytes
+                && (key.diskBytes <= UInt32.max || keys[Int(probe.stored) - 1] == key) {
+                return Int(probe.stored) - 1
+            }
             slot = (slot + 1) & mask
         }
     }
@@ -63,12 +82,12 @@ struct ExtentTable: Sendable {
 
     private mutating func grow() {
         shift -= 1
-        var fresh = [UInt32](repeating: 0, count: slots.count * 2)
+        var fresh = [Slot](repeating: Slot(), count: slots.count * 2)
         let mask = fresh.count - 1
         for (index, key) in keys.enumerated() {
             var slot = Self.slot(key.diskBytenr, shift: shift)
-            while fresh[slot] != 0 { slot = (slot + 1) & mask }
-            fresh[slot] = UInt32(index + 1)
+            while fresh[slot].stored != 0 { slot = (slot + 1) & mask }
+            fresh[slot] = Slot(key, position: index)
         }
         slots = fresh
     }

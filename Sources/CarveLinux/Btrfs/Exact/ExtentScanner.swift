@@ -41,8 +41,10 @@ struct ExtentScanner {
     let mountpoint: String
     let isRoot: Bool
 
-    /// Trees read at once: the tree search is kernel work, one core per tree.
-    static let workers = 2
+    /// Trees read at once. Warm, the tree search is kernel work, one core per tree; cold,
+    /// each search waits for one tree block at a time, so more trees than cores keep
+    /// reads in flight (4 instead of 2 read 50 cold snapshots in 60% of the time on 2 cores).
+    static let workers = min(8, max(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// One tree's file extent references, read by one worker.
     struct TreeReading {

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Every item of one btrfs tree, in key order, read with BTRFS_IOC_TREE_SEARCH_V2
-/// into one large buffer reused for each call (many thousand items a call). Read-only;
+/// into one buffer reused for each call (hundreds of items a call). Read-only;
 /// needs CAP_SYS_ADMIN. The kernel bounds keys as a whole (objectid, type, offset),
 /// not field by field, so callers filter item types themselves. One worker uses
 /// one instance at a time (its buffer is not shared).
