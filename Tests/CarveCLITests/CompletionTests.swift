@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import CarveCLI
 import CarveTestSupport
 
@@ -98,6 +101,9 @@ import CarveTestSupport
         try "SUBVOLUME=\"/home\"\n".write(toFile: root + "/etc/snapper/configs/home", atomically: true, encoding: .utf8)
         // No SUBVOLUME line: a broken config is left out, not an error.
         try "FSTYPE=\"btrfs\"\n".write(toFile: root + "/etc/snapper/configs/broken", atomically: true, encoding: .utf8)
+        // A FIFO and an empty file where configs are: skipped, without hanging the TAB.
+        #expect(mkfifo(root + "/etc/snapper/configs/fifo", 0o600) == 0)
+        try "".write(toFile: root + "/etc/snapper/configs/empty", atomically: true, encoding: .utf8)
         for number in ["1", "12", "2"] {
             try files.createDirectory(atPath: root + "/.snapshots/\(number)/snapshot", withIntermediateDirectories: true)
         }

@@ -12,7 +12,8 @@ struct SnapshotsDeleteIntegrationTests {
             try Shell.check(["btrfs", "subvolume", "create", mnt + "/other"])
             for name in ["old.1", "old.2"] { try disk.snapshot(name) }
             sleep(3)
-            let boundary = ISO8601DateFormatter().string(from: Date())
+            let boundaryDate = Date()
+            let boundary = ISO8601DateFormatter().string(from: boundaryDate)
             sleep(2)
             for name in ["new.1", "new.2", "new.3"] { try disk.snapshot(name) }
             try disk.snapshot("other.1", of: "other")
@@ -24,7 +25,10 @@ struct SnapshotsDeleteIntegrationTests {
             #expect(try delete(["--match", "new.3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2", "snaps/other.1"])
             #expect(try delete(["--source", mnt + "/other"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2"])
             #expect(try delete(["--before", boundary, "--keep-last", "3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2"])
-            #expect(try delete(["--older-than", "4s", "--manager", "plain"]) == ["data", "other", "snaps/new.1", "snaps/new.2"])
+            // Older than the boundary however long the runs before took: the old ones are
+            // 3 s older than it, the new ones 2 s younger.
+            let sinceBoundary = max(1, Int(Date().timeIntervalSince(boundaryDate)))
+            #expect(try delete(["--older-than", "\(sinceBoundary)s", "--manager", "plain"]) == ["data", "other", "snaps/new.1", "snaps/new.2"])
             #expect(try delete(["--after", boundary, "--keep-last", "1"]) == ["data", "other", "snaps/new.2"])
             // The plain subvolumes survive --all: they are not snapshots.
             #expect(try delete(["--all"]) == ["data", "other"])

@@ -1,4 +1,6 @@
 import ArgumentParser
+import CarveCore
+import CarveLinux
 import Foundation
 
 /// What the shell completes for carve's arguments, shared by the commands so
@@ -48,7 +50,9 @@ struct SnapshotCompletion {
 
     /// The SUBVOLUME="…" setting of a snapper config file.
     func snapperSubvolume(configFile: String) -> String? {
-        guard let text = try? String(contentsOfFile: configFile, encoding: .utf8) else { return nil }
+        // Read as carve reads configs when it lists: a FIFO or a huge file must not hang a TAB.
+        guard let data = try? MetadataFile.read(configFile, limit: SnapperConfig.maximumSize) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix("SUBVOLUME=") {
             let value = line.dropFirst("SUBVOLUME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
             return value.isEmpty ? nil : value

@@ -8,9 +8,9 @@ import Glibc
 /// trusting it: no symlink followed at the last component, no FIFO or device
 /// opened for reading (O_NONBLOCK, then a regular-file check), and at most `limit`
 /// bytes read, so a huge or hostile file cannot hang or exhaust carve.
-enum MetadataFile {
+public enum MetadataFile {
     /// The first `limit` bytes, or nil when the file does not exist.
-    static func read(_ path: String, limit: Int) throws -> Data? {
+    public static func read(_ path: String, limit: Int) throws -> Data? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
