@@ -1,0 +1,61 @@
+import CarveCore
+@testable import CarveLinux
+import Foundation
+import Testing
+
+/// The exact scan's hand-out and merge of tree readings, without a filesystem:
+/// readings delivered from several threads in any timing give the map of a
+/// sequential merge, and the first error stops the hand-out.
+@Suite struct OrderedMergeTests {
+    func reading(_ tree: UInt64) -> ExtentScanner.TreeReading {
+        var reading = ExtentScanner.TreeReading()
+        // Extents shared by neighbouring trees, plus one of the tree's own.
+        reading.references = (tree..<tree + 3).map { ExtentKey(diskBytenr: $0 * 4096, diskBytes: 4096) }
+            + [ExtentKey(diskBytenr: tree << 32, diskBytes: 8192)]
+        reading.fileExtents = 4
+        reading.items = 10
+        return reading
+    }
+
+    /// Progress reports, in the order they came.
+    final class Reports: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done: [Int] = []
+        func add(_ progress: ExtentScanProgress) { lock.lock(); done.append(progress.subvolumesDone); lock.unlock() }
+        var all: [Int] { lock.lock(); defer { lock.unlock() }; return done }
+    }
+
+    @Test func readingsFromManyWorkersMergeInTreeOrder() throws {
+        let trees = Array(UInt64(256)..<UInt64(296))
+        let reports = Reports()
+        let merge = OrderedMerge(trees: trees, nodeSize: 16384, progress: { reports.add($0) })
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            while let index = merge.take() {
+                // Uneven work, so later trees often finish first.
+                usleep(useconds_t((index * 7 + worker * 3) % 5) * 200)
+                merge.deliver(index, reading(trees[index]))
+            }
+        }
+        let result = try merge.result()
+        var sequential = ExtentMap(subvolumes: trees)
+        for tree in trees { sequential.addReferences(subvolume: tree, reading(tree).references) }
+        #expect(result.map == sequential)
+        #expect(result.fileExtents == 4 * trees.count)
+        #expect(result.items == 10 * trees.count)
+        #expect(result.map.exclusiveBytes()[256] == 4096 + 8192)
+        #expect(reports.all == Array(1...trees.count))
+    }
+
+    @Test func theFirstErrorStopsTheHandOut() {
+        let trees: [UInt64] = [256, 257, 258, 259, 260]
+        let merge = OrderedMerge(trees: trees, nodeSize: 16384, progress: nil)
+        var failing = reading(257)
+        failing.error = SystemCallError("cannot read tree 257", call: "ioctl(BTRFS_IOC_TREE_SEARCH_V2)", errno: EIO)
+        let first = merge.take(), second = merge.take()
+        #expect(first == 0 && second == 1)
+        merge.deliver(0, reading(256))
+        merge.deliver(1, failing)
+        #expect(merge.take() == nil)
+        #expect(throws: SystemCallError.self) { try merge.result() }
+    }
+}
