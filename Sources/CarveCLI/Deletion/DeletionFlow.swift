@@ -52,10 +52,12 @@ struct DeletionFlow {
             output.writeError("\ncarve: interrupted: stopping after the snapshot being deleted\n")
         }
         let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: services.snapshots, rules: options.rules), cancellation: flag)
+        // Read once: an option's property wrapper costs a lookup on every access.
+        let syslog = options.syslog
         let report = executor.run(plan.toDelete) { outcome, index, _ in
             progress.advance(to: index)
             for line in AuditTrail.lines(for: outcome) { progress.line(line) }
-            if outcome.isDone, options.syslog { deletion.systemLog(AuditTrail.syslogLine(for: outcome)) }
+            if outcome.isDone, syslog { deletion.systemLog(AuditTrail.syslogLine(for: outcome)) }
         }
         progress.finish()
         return report
