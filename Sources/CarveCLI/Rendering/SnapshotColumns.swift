@@ -2,42 +2,47 @@ import CarveCore
 import Foundation
 
 /// One snapshot as listings show it: the subvolume, its filesystem, and where its
-/// source is mounted (looked up in the same listing). A class: a listing of ten
-/// thousand rows is sorted and handed to every column, and copying the fat value
-/// each time cost more than reading the snapshots from the kernel.
+/// source is mounted (looked up in the same listing). A class that points into its
+/// listing's subvolumes: ten thousand rows are sorted and handed to every column,
+/// and copying each fat subvolume into its row (and destroying both copies) cost
+/// more than reading the snapshots from the kernel.
 final class SnapshotRow: Sendable {
-    let snapshot: Subvolume
-    let filesystem: BtrfsFilesystem
+    /// The subvolumes and filesystem of one listing, shared by all of its rows.
+    private final class Listing: Sendable {
+        let subvolumes: [Subvolume]
+        let filesystem: BtrfsFilesystem
+        init(_ subvolumes: [Subvolume], _ filesystem: BtrfsFilesystem) { self.subvolumes = subvolumes; self.filesystem = filesystem }
+    }
+
+    private let listing: Listing
+    private let position: Int
     let sourceMountedPath: String?
     let timeZone: TimeZone
 
-    /// `mountedPaths`: the mounted path of every reachable subvolume of the listing, by id.
-    init(_ snapshot: Subvolume, on filesystem: BtrfsFilesystem, mountedPaths: [UInt64: String], timeZone: TimeZone) {
-        self.snapshot = snapshot
-        self.filesystem = filesystem
+    /// Read in place (a borrow, not a copy) by every column.
+    var snapshot: Subvolume { _read { yield listing.subvolumes[position] } }
+    var filesystem: BtrfsFilesystem { _read { yield listing.filesystem } }
+
+    private init(_ listing: Listing, at position: Int, sourceMountedPath: String?, timeZone: TimeZone) {
+        self.listing = listing
+        self.position = position
+        self.sourceMountedPath = sourceMountedPath
         self.timeZone = timeZone
-        sourceMountedPath = snapshot.sourceID.flatMap { mountedPaths[$0] }
     }
 
     /// One snapshot of `listing` (looks its source up: use `rows` for many).
-    init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
-        self.snapshot = snapshot
-        self.filesystem = listing.filesystem
-        self.timeZone = timeZone
-        sourceMountedPath = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
+    convenience init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
+        let source = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
+        self.init(Listing([snapshot], listing.filesystem), at: 0, sourceMountedPath: source, timeZone: timeZone)
     }
 
-    /// Every snapshot of `listing` as rows.
-    static func rows(_ snapshots: [Subvolume], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
-        let mountedPaths = mountedPathsByID(listing)
-        return snapshots.map { SnapshotRow($0, on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone) }
-    }
-
-    /// The subvolumes at `positions` of `listing` as rows, without an intermediate copy.
+    /// The subvolumes at `positions` of `listing` as rows, none of them copied.
     static func rows(at positions: [Int], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
         let mountedPaths = mountedPathsByID(listing)
-        return positions.map {
-            SnapshotRow(listing.subvolumes[$0], on: listing.filesystem, mountedPaths: mountedPaths, timeZone: timeZone)
+        let shared = Listing(listing.subvolumes, listing.filesystem)
+        return positions.map { position in
+            let source = shared.subvolumes[position].sourceID.flatMap { mountedPaths[$0] }
+            return SnapshotRow(shared, at: position, sourceMountedPath: source, timeZone: timeZone)
         }
     }
 

@@ -51,11 +51,12 @@ struct RootTree {
     /// Every subvolume below the top level, in id order, with its path from the top level.
     func subvolumes() throws -> [Subvolume] {
         var entries: [Entry] = []
+        var sources = UUIDTexts()
         try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(tree: Self.rootTreeID, firstObjectID: Self.firstFreeObjectID) { item in
             guard item.objectid <= Self.lastFreeObjectID, item.type == Self.rootItemKey || item.type == Self.rootBackrefKey else { return }
             if entries.last?.id != item.objectid { entries.append(Entry(id: item.objectid)) }
             if item.type == Self.rootItemKey {
-                entries[entries.count - 1].item = Self.rootItem(item.data)
+                entries[entries.count - 1].item = Self.rootItem(item.data, sources: &sources)
             } else {
                 entries[entries.count - 1].backReference = Self.backReference(item.data, parentID: item.offset)
             }
@@ -77,6 +78,13 @@ struct RootTree {
     /// A root item's fields; the uuids and times only when the item is of the current
     /// format and was last written by a kernel that knew them (generation_v2 matches).
     static func rootItem(_ data: UnsafeRawBufferPointer) -> RootItem? {
+        var sources = UUIDTexts()
+        return rootItem(data, sources: &sources)
+    }
+
+    /// `sources` keeps the text of parent and received UUIDs already seen: the snapshots
+    /// of one subvolume all name the same parent, and one string serves them all.
+    static func rootItem(_ data: UnsafeRawBufferPointer, sources: inout UUIDTexts) -> RootItem? {
         guard data.count >= Int(carve_root_item_generation_v2.rawValue) else { return nil }
         func u64(_ offset: carve_root_item_offset) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: Int(offset.rawValue), as: UInt64.self)) }
         let generation = u64(carve_root_item_generation)
@@ -87,8 +95,8 @@ struct RootTree {
         guard data.count >= Int(carve_root_item_size.rawValue), u64(carve_root_item_generation_v2) == generation else { return item }
         func uuid(_ offset: carve_root_item_offset) -> String? { uuidText(UnsafeRawBufferPointer(rebasing: data[Int(offset.rawValue)...].prefix(16))) }
         item.uuid = uuid(carve_root_item_uuid)
-        item.parentUUID = uuid(carve_root_item_parent_uuid)
-        item.receivedUUID = uuid(carve_root_item_received_uuid)
+        item.parentUUID = sources.text(of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_parent_uuid.rawValue)...].prefix(16)))
+        item.receivedUUID = sources.text(of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_received_uuid.rawValue)...].prefix(16)))
         let otime = Int(carve_root_item_otime.rawValue)
         let seconds = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: otime, as: UInt64.self))
         let nanoseconds = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: otime + 8, as: UInt32.self))
@@ -164,6 +172,22 @@ struct RootTree {
             directoryPaths[key] = found
             return found
         }
+    }
+}
+
+/// UUID texts by their 16 bytes, each made once.
+struct UUIDTexts {
+    private struct Key: Hashable { var high: UInt64; var low: UInt64 }
+    private var known: [Key: String] = [:]
+
+    /// The text of the first 16 bytes of `raw`; nil when they are all zero.
+    mutating func text(of raw: UnsafeRawBufferPointer) -> String? {
+        let key = Key(high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        guard key.high != 0 || key.low != 0 else { return nil }
+        if let text = known[key] { return text }
+        let text = uuidText(raw)
+        known[key] = text
+        return text
     }
 }
 

@@ -73,27 +73,49 @@ public struct SnapshotClassifier: Sendable {
 
     /// The manager's metadata when the subvolume is in a known layout, else nil.
     func recognise(_ subvolume: borrowing Subvolume) -> (ManagerMetadata?, String?) {
-        // Byte checks first: most subvolumes match no layout, and splitting every
-        // path into Strings cost more than reading the subvolume from the kernel.
-        let bytes = subvolume.path.utf8
-        let lastSlash = bytes.lastIndex(of: UInt8(ascii: "/"))
-        let last = lastSlash.map { bytes[bytes.index(after: $0)...] } ?? bytes[...]
-        if last.elementsEqual("snapshot".utf8) || (last.first == UInt8(ascii: "@") && subvolume.path.contains("timeshift-btrfs/")) {
-            return recogniseByComponents(subvolume)
-        }
-        if subvolume.readOnly, Self.mayBeBtrbk(last), let name = String(last),
-           let parsed = BtrbkName.parse(name, timeZone: timeZone) {
+        switch Self.layoutHint(subvolume.path, readOnly: subvolume.readOnly) {
+        case .none: return (nil, nil)
+        case .components: return recogniseByComponents(subvolume)
+        case .btrbk(let name):
+            guard let parsed = BtrbkName.parse(name, timeZone: timeZone) else { return (nil, nil) }
             return (ManagerMetadata(manager: .btrbk, name: name, created: parsed.created), nil)
         }
-        return (nil, nil)
     }
 
-    /// A '.' followed by at least eight digits: the only names worth parsing as btrbk's.
-    static func mayBeBtrbk(_ name: Substring.UTF8View) -> Bool {
-        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
+    /// Which layout a path may be in, from its bytes alone: most subvolumes match none,
+    /// and splitting every path into Strings (or even indexing its UTF-8 view) cost more
+    /// than reading the subvolume from the kernel.
+    enum LayoutHint: Equatable {
+        case none
+        /// Ends in `/snapshot`, or an `@…` name below `timeshift-btrfs/`: look at the components.
+        case components
+        /// A read-only subvolume whose name has a '.' and eight digits: worth parsing as btrbk's.
+        case btrbk(String)
+    }
+
+    static func layoutHint(_ path: String, readOnly: Bool) -> LayoutHint {
+        let hint = path.utf8.withContiguousStorageIfAvailable { layoutHint($0, readOnly: readOnly) }
+        return hint ?? Array(path.utf8).withUnsafeBufferPointer { layoutHint($0, readOnly: readOnly) }
+    }
+
+    private static func layoutHint(_ bytes: UnsafeBufferPointer<UInt8>, readOnly: Bool) -> LayoutHint {
+        var start = bytes.count
+        while start > 0 && bytes[start - 1] != UInt8(ascii: "/") { start -= 1 }
+        let last = UnsafeBufferPointer(rebasing: bytes[start...])
+        if last.elementsEqual("snapshot".utf8) { return .components }
+        if last.first == UInt8(ascii: "@"), contains(bytes, "timeshift-btrfs/") { return .components }
+        guard readOnly, let dot = last.lastIndex(of: UInt8(ascii: ".")) else { return .none }
         var digits = 0
-        for byte in name[name.index(after: dot)...].prefix(8) where byte >= 0x30 && byte <= 0x39 { digits += 1 }
-        return digits == 8
+        for byte in last[(dot + 1)...].prefix(8) where byte >= 0x30 && byte <= 0x39 { digits += 1 }
+        return digits == 8 ? .btrbk(String(decoding: last, as: UTF8.self)) : .none
+    }
+
+    private static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard bytes.count >= pattern.count else { return false }
+        return (0...(bytes.count - pattern.count)).contains { offset in
+            UnsafeBufferPointer(rebasing: bytes[offset..<offset + pattern.count]).elementsEqual(pattern)
+        }
     }
 
     private func recogniseByComponents(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
