@@ -99,8 +99,9 @@ extension [UInt8] {
 /// `.object(zip(keys, values))`.
 struct JSONObjectLayout {
     /// For each member: the separator before it, its indentation, quoted key and ": ".
-    private let prefixes: [[UInt8]]
-    private let closing: [UInt8]
+    let prefixes: [[UInt8]]
+    /// The end of the object: a newline, the indentation and "}".
+    let closing: [UInt8]
 
     init(keys: [String], level: Int, indent: Int = 3) {
         let padding = [UInt8](repeating: UInt8(ascii: " "), count: (level + 1) * indent)

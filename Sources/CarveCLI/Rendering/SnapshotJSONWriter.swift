@@ -13,26 +13,18 @@ struct SnapshotJSONWriter {
     ]
 
     private let level: Int
-    /// Per key: ",\n", the indentation, the quoted key and ": ".
-    private let prefixes: [[UInt8]]
-    private let closing: [UInt8]
+    private let layout: JSONObjectLayout
 
     /// nil unless `columns` are exactly the ones this writer knows, in its order.
     init?(columns: [Column<SnapshotRow>], level: Int) {
         guard columns.map(\.key) == Self.keys else { return nil }
         self.level = level
-        let padding = [UInt8](repeating: UInt8(ascii: " "), count: (level + 1) * 3)
-        prefixes = Self.keys.enumerated().map { index, key in
-            var prefix = Array((index == 0 ? "{\n" : ",\n").utf8) + padding
-            JSONValue.quote(key, into: &prefix)
-            return prefix + Array(": ".utf8)
-        }
-        closing = Array("\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: level * 3) + [UInt8(ascii: "}")]
+        layout = JSONObjectLayout(keys: Self.keys, level: level)
     }
 
     func append(_ row: SnapshotRow, to out: ByteWriter) {
         var member = 0
-        func next() { out.append(prefixes[member]); member += 1 }
+        func next() { out.append(layout.prefixes[member]); member += 1 }
         next(); out.appendDecimal(row.snapshot.id)
         next(); if let mounted = row.snapshot.mountedPath { out.appendQuoted(mounted) } else { out.appendQuoted(row.path) }
         next(); out.appendQuoted(row.snapshot.path)
@@ -59,7 +51,7 @@ struct SnapshotJSONWriter {
         next(); bool(row.snapshot.hasNestedSubvolumes, out)
         next(); strings(row.snapshot.metadata.tags, out)
         next(); string(row.snapshot.metadata.description, out)
-        out.append(closing)
+        out.append(layout.closing)
     }
 
     private func string(_ value: String?, _ out: ByteWriter) {
