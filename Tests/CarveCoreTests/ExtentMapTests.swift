@@ -1,4 +1,5 @@
 import CarveCore
+import CarveTestSupport
 import Foundation
 import Testing
 
@@ -190,18 +191,5 @@ import Testing
     @Test func treeEstimateIsAtLeastTheRootBlock() {
         #expect(ExactSizes.treeEstimate(leafBytes: 0, nodeSize: 16 * kib) >= 16 * kib)
         #expect(ExactSizes.treeEstimate(leafBytes: 1_000_000, nodeSize: 16 * kib) > 1_000_000)
-    }
-}
-
-/// A small deterministic generator for the random-map test.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
