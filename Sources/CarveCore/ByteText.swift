@@ -1,0 +1,108 @@
+/// File names, mount points and labels are byte strings; Linux does not promise
+/// they are UTF-8. carve keeps them as `String` everywhere (globs, sorting, messages
+/// need text) but loses no byte: each byte that is not part of valid UTF-8 becomes
+/// one scalar of the private-use range U+10FF80...U+10FFFF (byte 0xHH is U+10FFHH),
+/// and every system call gets the original bytes back through `withCString`.
+///
+/// The mapping is one-to-one: a name that really holds one of those 256 scalars
+/// has that scalar's four UTF-8 bytes carried the same way, byte by byte, so
+/// `bytes(of: decode(b)) == b` for every byte string b (a property test checks it).
+/// Tables show a carried byte as `\xHH`; JSON shows U+FFFD and adds the exact bytes
+/// in base64, because JSON text must be UTF-8.
+public enum ByteText {
+    static let base: UInt32 = 0x10FF00
+    static let firstCarried: UInt32 = 0x10FF80
+
+    /// The text for `bytes`. Valid UTF-8 without the reserved scalars (every name
+    /// in practice) is decoded as it is; anything else takes the byte-by-byte path.
+    public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        // All reserved scalars start with 0xF4, so a name without that byte needs
+        // only UTF-8 validation.
+        if !bytes.contains(0xF4), let text = String(validating: bytes, as: UTF8.self) { return text }
+        let source = Array(bytes)
+        var scalars = String.UnicodeScalarView()
+        var index = 0
+        while index < source.count {
+            let length = validSequenceLength(source, at: index)
+            guard length > 0 else {
+                scalars.append(carried(source[index]))
+                index += 1
+                continue
+            }
+            let sequence = source[index..<index + length]
+            var decoder = Unicode.UTF8()
+            var iterator = sequence.makeIterator()
+            guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { preconditionFailure("validated") }
+            if scalar.value >= firstCarried {
+                for byte in sequence { scalars.append(carried(byte)) }
+            } else {
+                scalars.append(scalar)
+            }
+            index += length
+        }
+        return String(scalars)
+    }
+
+    /// The original bytes of `text`.
+    public static func bytes(of text: String) -> [UInt8] {
+        guard carriesBytes(text) else { return Array(text.utf8) }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if let byte = carriedByte(scalar) { out.append(byte) } else { out.append(contentsOf: UTF8.encode(scalar)!) }
+        }
+        return out
+    }
+
+    /// True when `text` holds a byte that is not UTF-8, so its UTF-8 is not its bytes.
+    public static func carriesBytes(_ text: String) -> Bool {
+        text.utf8.contains(0xF4) && text.unicodeScalars.contains { $0.value >= firstCarried }
+    }
+
+    /// The byte a reserved scalar stands for, or nil for an ordinary scalar.
+    public static func carriedByte(_ scalar: Unicode.Scalar) -> UInt8? {
+        scalar.value >= firstCarried ? UInt8(truncatingIfNeeded: scalar.value - base) : nil
+    }
+
+    /// Calls `body` with the original bytes of `text` as a C string: the only way a
+    /// carve path reaches a system call.
+    public static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        guard carriesBytes(text) else { return try text.withCString(body) }
+        let terminated = bytes(of: text).map { CChar(bitPattern: $0) } + [0]
+        return try terminated.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+
+    /// `text` as valid UTF-8 for JSON and messages: each carried byte becomes U+FFFD.
+    public static func replacingCarriedBytes(_ text: String) -> String {
+        guard carriesBytes(text) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append(carriedByte(scalar) == nil ? scalar : "\u{FFFD}") }
+        return String(scalars)
+    }
+
+    private static func carried(_ byte: UInt8) -> Unicode.Scalar {
+        Unicode.Scalar(base + UInt32(byte))!
+    }
+
+    /// The length of the well-formed UTF-8 sequence at `index` (Unicode table 3-7),
+    /// or 0 when the byte there does not start one.
+    private static func validSequenceLength(_ source: [UInt8], at index: Int) -> Int {
+        let lead = source[index]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xE1...0xEF: length = 3
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0xF1...0xF3: length = 4
+        default: return 0
+        }
+        guard index + length <= source.count, secondRange.contains(source[index + 1]) else { return 0 }
+        for offset in 2..<length where !(0x80...0xBF).contains(source[index + offset]) { return 0 }
+        return length
+    }
+}
