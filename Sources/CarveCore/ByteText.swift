@@ -43,6 +43,13 @@ public enum ByteText {
         return String(scalars)
     }
 
+    /// The text of a NUL-terminated C string, such as a name a C library hands back.
+    public static func decode(cString: UnsafePointer<CChar>) -> String {
+        var length = 0
+        while cString[length] != 0 { length += 1 }
+        return decode(UnsafeRawBufferPointer(start: cString, count: length))
+    }
+
     /// The original bytes of `text`.
     public static func bytes(of text: String) -> [UInt8] {
         guard carriesBytes(text) else { return Array(text.utf8) }

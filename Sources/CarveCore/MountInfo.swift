@@ -72,12 +72,12 @@ public enum MountInfo {
         )
     }
 
-    /// Decodes `\NNN` octal escapes. The decoded bytes may not be UTF-8; they are
-    /// kept as U+FFFD only where they are not, so a valid name comes back exactly.
+    /// Decodes `\NNN` octal escapes. The decoded bytes may not be UTF-8; such bytes
+    /// are carried (`ByteText`), so every mountpoint comes back exactly.
     public static func unescape(_ field: String) -> String {
         guard field.contains("\\") else { return field }
         var bytes: [UInt8] = []
-        let source = Array(field.utf8)
+        let source = ByteText.bytes(of: field)
         var index = 0
         while index < source.count {
             if source[index] == UInt8(ascii: "\\"), index + 3 < source.count {
@@ -94,7 +94,7 @@ public enum MountInfo {
             bytes.append(source[index])
             index += 1
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return ByteText.decode(bytes)
     }
 }
 

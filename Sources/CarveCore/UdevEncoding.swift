@@ -4,7 +4,7 @@
 public enum UdevEncoding {
     /// Decodes the escapes back to the original bytes. A backslash that does not
     /// start a complete `\xHH` escape is kept as it is, as libblkid's and
-    /// util-linux's decoders do. Bytes that are not UTF-8 become U+FFFD.
+    /// util-linux's decoders do. Bytes that are not UTF-8 are carried (`ByteText`).
     public static func decode(_ value: String) -> String {
         guard value.utf8.contains(UInt8(ascii: "\\")) else { return value }
         let source = Array(value.utf8)
@@ -22,7 +22,7 @@ public enum UdevEncoding {
                 index += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return ByteText.decode(bytes)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -10,6 +10,6 @@ public struct ProcMountTable: MountTable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SystemCallError("cannot read \(path)", call: "open", errno: 2)
         }
-        return try MountInfo.parse(String(decoding: data, as: UTF8.self))
+        return try MountInfo.parse(ByteText.decode(data))
     }
 }

@@ -51,7 +51,7 @@ enum BtrfsMounts {
     /// True when statfs says `path` is on btrfs; a `UsageError` when it does not exist.
     static func isBtrfs(_ path: String) throws -> Bool {
         var info = statfs()
-        guard statfs(path, &info) == 0 else {
+        guard ByteText.withCString(path, { statfs($0, &info) }) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw UsageError("\(path): no such file or directory") }
             throw SystemCallError("cannot look at \(path)", call: "statfs", errno: errno)
         }

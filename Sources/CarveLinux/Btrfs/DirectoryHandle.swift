@@ -10,7 +10,7 @@ final class DirectoryHandle {
     let path: String
 
     init(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemCallError("cannot open \(path)", call: "open", errno: errno) }
         self.fd = fd
         self.path = path

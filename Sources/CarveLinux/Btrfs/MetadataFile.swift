@@ -11,7 +11,7 @@ import Glibc
 public enum MetadataFile {
     /// The first `limit` bytes, or nil when the file does not exist.
     public static func read(_ path: String, limit: Int) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw SystemCallError("cannot open \(path)", call: "open", errno: errno)

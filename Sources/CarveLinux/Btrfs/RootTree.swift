@@ -111,7 +111,7 @@ struct RootTree {
         let directoryID = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
         let nameLength = Int(UInt16(littleEndian: data.loadUnaligned(fromByteOffset: 16, as: UInt16.self)))
         guard data.count >= nameOffset + nameLength else { return nil }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: data[nameOffset..<nameOffset + nameLength]), as: UTF8.self)
+        let name = ByteText.decode(UnsafeRawBufferPointer(rebasing: data[nameOffset..<nameOffset + nameLength]))
         return BackReference(parentID: parentID, directoryID: directoryID, name: name)
     }
 
@@ -205,7 +205,7 @@ enum InodeLookup {
                     call: "ioctl(BTRFS_IOC_INO_LOOKUP)", errno: errno)
             }
             let name = UnsafeRawBufferPointer(rebasing: buffer[Int(carve_ino_lookup_name_offset.rawValue)...])
-            return String(decoding: name.prefix(while: { $0 != 0 }), as: UTF8.self)
+            return ByteText.decode(name.prefix(while: { $0 != 0 }))
         }
     }
 }

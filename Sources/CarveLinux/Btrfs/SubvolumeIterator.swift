@@ -44,7 +44,7 @@ final class SubvolumeIterator {
             errno = saved
             try BtrfsUtilCall.check(result, context, "btrfs_util_subvolume_iterator_next_info")
         }
-        return (path.map { String(cString: $0) } ?? "", info)
+        return (path.map { ByteText.decode(cString: $0) } ?? "", info)
     }
 
     private func finish() {

@@ -10,7 +10,7 @@ import Glibc
 /// `used` is comparable with an estimate from quotas.
 enum BtrfsSpace {
     static func usage(of mountpoint: String) throws -> SpaceUsage {
-        let fd = open(mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = ByteText.withCString(mountpoint) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemCallError("cannot open \(mountpoint)", call: "open", errno: errno) }
         defer { close(fd) }
         var info = statvfs()

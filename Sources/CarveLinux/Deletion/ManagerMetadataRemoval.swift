@@ -13,13 +13,13 @@ enum ManagerMetadataRemoval {
     /// holds a subvolume or a mount (a timeshift snapshot whose @home is not deleted yet).
     static func remove(_ path: String) throws -> String? {
         var own = stat()
-        guard lstat(path, &own) == 0 else {
+        guard ByteText.withCString(path, { lstat($0, &own) }) == 0 else {
             if errno == ENOENT { return nil }
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "lstat", errno: errno)
         }
         let parent = (path as NSString).deletingLastPathComponent
         var above = stat()
-        guard lstat(parent, &above) == 0 else {
+        guard ByteText.withCString(parent, { lstat($0, &above) }) == 0 else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "lstat", errno: errno)
         }
         // The directory itself must be a plain directory inside its parent's subvolume.
@@ -27,27 +27,64 @@ enum ManagerMetadataRemoval {
               !path.split(separator: "/").contains("..")
         else { throw RuntimeError("not removing snapshot metadata \(path): it is not a plain directory") }
         guard try holdsOnlyPlainFiles(path, device: own.st_dev) else { return nil }
-        do {
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            throw RuntimeError("cannot remove snapshot metadata \(path): \(error.localizedDescription)")
-        }
+        try removeTree(path)
         return path
+    }
+
+    /// Removes `path` and all below it as `rm -r` does: each entry relative to its
+    /// opened directory and never through a symlink, with the name's exact bytes.
+    private static func removeTree(_ path: String) throws {
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(path)", call: "open", errno: errno) }
+        try removeContents(of: fd, path: path)
+        guard ByteText.withCString(path, { rmdir($0) }) == 0 else {
+            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
+        }
+    }
+
+    /// Empties the directory open at `fd` (and closes it).
+    private static func removeContents(of fd: Int32, path: String) throws {
+        guard let directory = fdopendir(fd) else {
+            close(fd)
+            throw SystemCallError("cannot read snapshot metadata \(path)", call: "fdopendir", errno: errno)
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            try withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let name = raw.bindMemory(to: CChar.self).baseAddress!
+                if strcmp(name, ".") == 0 || strcmp(name, "..") == 0 { return }
+                let child = path + "/" + ByteText.decode(cString: name)
+                var info = stat()
+                guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    if errno == ENOENT { return }
+                    throw SystemCallError("cannot remove snapshot metadata \(child)", call: "fstatat", errno: errno)
+                }
+                let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+                if isDirectory {
+                    let inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    guard inner >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(child)", call: "openat", errno: errno) }
+                    try removeContents(of: inner, path: child)
+                }
+                guard unlinkat(fd, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {
+                    throw SystemCallError("cannot remove snapshot metadata \(child)", call: "unlinkat", errno: errno)
+                }
+            }
+        }
     }
 
     /// True when nothing below `path` is on another device: no subvolume (each has
     /// its own device number) and no mount is left inside.
     private static func holdsOnlyPlainFiles(_ path: String, device: dev_t) throws -> Bool {
-        guard let directory = opendir(path) else {
+        guard let directory = ByteText.withCString(path, { opendir($0) }) else {
             throw SystemCallError("cannot read snapshot metadata \(path)", call: "opendir", errno: errno)
         }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name == "." || name == ".." { continue }
             let child = path + "/" + name
             var info = stat()
-            guard lstat(child, &info) == 0 else {
+            guard ByteText.withCString(child, { lstat($0, &info) }) == 0 else {
                 if errno == ENOENT { continue }
                 throw SystemCallError("cannot read snapshot metadata \(child)", call: "lstat", errno: errno)
             }

@@ -83,6 +83,6 @@ final class MountTableWatcher: @unchecked Sendable {
             data.append(contentsOf: buffer[..<count])
             offset += off_t(count)
         }
-        return try MountInfo.parse(String(decoding: data, as: UTF8.self))
+        return try MountInfo.parse(ByteText.decode(data))
     }
 }

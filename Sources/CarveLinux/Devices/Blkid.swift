@@ -57,7 +57,7 @@ final class BlkidProbe {
             entries.partitions[Int(blkid_partition_get_partno(partition))] = DeviceProperties(
                 partUUID: blkid_partition_get_uuid(partition).map { String(cString: $0) },
                 partType: type,
-                partLabel: blkid_partition_get_name(partition).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 })
+                partLabel: blkid_partition_get_name(partition).map { ByteText.decode(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 })
         }
         return entries
     }
@@ -66,7 +66,7 @@ final class BlkidProbe {
     func value(_ name: String) -> String? {
         var data: UnsafePointer<CChar>?
         guard blkid_probe_lookup_value(handle, name, &data, nil) == 0, let data else { return nil }
-        return String(cString: data)
+        return ByteText.decode(cString: data)
     }
 
     private func check(_ result: Int32, _ call: String) throws(SystemCallError) {

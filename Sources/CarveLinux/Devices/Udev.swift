@@ -37,7 +37,7 @@ final class UdevDevice {
     /// A property from the udev database; nil when absent or empty.
     func property(_ key: String) -> String? {
         guard let value = udev_device_get_property_value(handle, key) else { return nil }
-        let text = String(cString: value)
+        let text = ByteText.decode(cString: value)
         return text.isEmpty ? nil : text
     }
 }
