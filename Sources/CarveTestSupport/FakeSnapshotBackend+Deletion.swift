@@ -33,6 +33,12 @@ extension FakeSnapshotBackend {
 
     public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
         try begin(.removeMetadata(subvolume.id))
+        if let path = subvolume.metadata.metadataPath {
+            var snapper = snapperDirectories
+            snapper.marked.remove(path)
+            snapper.orphans.remove(path)
+            snapperDirectories = snapper
+        }
         return subvolume.metadata.metadataPath
     }
 

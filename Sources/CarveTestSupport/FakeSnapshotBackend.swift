@@ -33,6 +33,13 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         case removeMetadata(UInt64)
         case waitForCleanup(String)
         case spaceUsage(String)
+        // Interrupted deletions (FakeSnapshotBackend+Interrupted.swift), by subvolume id,
+        // filesystem UUID or `.snapshots/N` path.
+        case markDeletion(UInt64)
+        case unmarkDeletion(UInt64)
+        case markedDirectories(String)
+        case finishInterrupted(String)
+        case dropMarker(String)
     }
 
     private let lock = NSLock()
@@ -41,6 +48,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
     private var foreignPaths: [String: any Error & Sendable] = [:]
     private var failures: [Call: [any Error & Sendable]] = [:]
     private var recorded: [Call] = []
+    private var snapper = FakeSnapperDirectories()
 
     public init(_ filesystems: [Filesystem] = []) { stored = filesystems }
 
@@ -50,6 +58,12 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
     }
 
     public var calls: [Call] { locked { recorded } }
+
+    /// snapper's `.snapshots/N` directories beyond those of the stored snapshots: markers, orphans, configs.
+    public var snapperDirectories: FakeSnapperDirectories {
+        get { locked { snapper } }
+        set { locked { snapper = newValue } }
+    }
 
     /// Makes the next call(s) of `call` throw, one queued error per call, in order.
     public func fail(_ call: Call, with error: any Error & Sendable, times: Int = 1) {

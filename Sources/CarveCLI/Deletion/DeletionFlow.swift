@@ -27,7 +27,10 @@ struct DeletionFlow {
         let plan = try ScanProgressLine.around(services) { try planning() }
         for note in plan.notes { output.note(note) }
         var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
-        if options.dryRun || plan.toDelete.isEmpty { return try finish(view) }
+        if options.dryRun || plan.toDelete.isEmpty {
+            finishInterruptedWithoutPlan(plan)
+            return try finish(view)
+        }
         // The table is for a person about to answer; with --yes the audit trail lists each snapshot.
         if !options.json { output.writeError(view.planText(table: !options.yes)) }
         try Confirmation.confirm(
@@ -35,6 +38,7 @@ struct DeletionFlow {
             deletion: deletion)
         let holder = try deletion.lock.acquire(timeout: options.lockTimeout)
         defer { holder.release() }
+        finishInterrupted(plan)
         let before = options.wait ? try usage(of: plan) : nil
         let report = execute(plan)
         view.report = report
@@ -43,6 +47,31 @@ struct DeletionFlow {
             view.measuredReclaim = Int64(clamping: before) - Int64(clamping: try usage(of: plan))
         }
         try finish(view)
+    }
+
+    /// Finishes what killed runs left on the plan's filesystems, first thing under the
+    /// lock: the lock means no marker seen belongs to a live run, and the leftovers
+    /// are finished even when this run is then interrupted or fails.
+    private func finishInterrupted(_ plan: DeletionPlan) {
+        let report = InterruptedDeletionSweep(backend: services.snapshots, dryRun: false).run(plan.interruptedScopes)
+        for line in report.lines { output.note(line) }
+    }
+
+    /// A dry run says what it would finish. A run with nothing to delete still
+    /// finishes the leftovers it finds, taking the lock only then; when another carve
+    /// holds it, they are left for a later run.
+    private func finishInterruptedWithoutPlan(_ plan: DeletionPlan) {
+        let found = InterruptedDeletionSweep(backend: services.snapshots, dryRun: true).run(plan.interruptedScopes)
+        guard !options.dryRun, found.hasWork else {
+            for line in found.lines { output.note(line) }
+            return
+        }
+        guard let holder = try? deletion.lock.acquire(timeout: options.lockTimeout) else {
+            output.note("another carve holds the lock: what interrupted runs left is finished by a later run")
+            return
+        }
+        defer { holder.release() }
+        finishInterrupted(plan)
     }
 
     private func execute(_ plan: DeletionPlan) -> DeletionReport {

@@ -16,6 +16,8 @@ public struct DeletionPlan: Sendable {
     /// With `--sizes exact`: each scanned filesystem's extent map by UUID, so that
     /// what any part of the plan frees together is known exactly.
     public var exactSizes: [String: ExactSizes] = [:]
+    /// The filesystems the run works on, where it finishes what killed runs left.
+    public var interruptedScopes: [InterruptedDeletionScope] = []
 
     public init(toDelete: [PlannedSnapshot], protected: [ProtectedSnapshot] = [], notes: [String] = []) {
         self.toDelete = toDelete; self.protected = protected; self.notes = notes

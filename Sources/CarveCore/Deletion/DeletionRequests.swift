@@ -52,6 +52,7 @@ public struct DeleteRequest: Sendable {
         var plan = DeletionPlan.make(
             selected: selected, rules: rules, notes: Scope.notes(listings, for: selected) + DeletionPlan.exactNotes(listings))
         plan.exactSizes = DeletionPlan.exactSizes(listings)
+        plan.interruptedScopes = InterruptedDeletionScope.from(listings)
         return plan
     }
 }
@@ -88,6 +89,7 @@ public struct ThinRequest: Sendable {
         var notes = listing.warnings.map { "warning: \($0)" } + DeletionPlan.exactNotes([listing])
         var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
         plan.exactSizes = DeletionPlan.exactSizes([listing])
+        plan.interruptedScopes = InterruptedDeletionScope.from([listing])
         let everything = plan.exactReclaim(of: allowed.toDelete) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
         if everything.map({ $0 < target }) == true {
             notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")

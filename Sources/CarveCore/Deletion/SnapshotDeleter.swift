@@ -72,8 +72,12 @@ public struct SnapshotDeleter: Sendable {
     public let backend: any SnapshotBackend
     public let rules: DeletionRules
 
+    /// The backend's marking of interrupted deletions, when it has one.
+    let marking: (any InterruptedDeletionMarking)?
+
     public init(backend: any SnapshotBackend, rules: DeletionRules) {
         self.backend = backend; self.rules = rules
+        marking = backend as? any InterruptedDeletionMarking
     }
 
     /// Deletes one snapshot if its current state allows it, then its manager metadata.
@@ -92,14 +96,24 @@ public struct SnapshotDeleter: Sendable {
         guard protections.isEmpty else {
             return DeletionOutcome(snapshot: snapshot, result: .refused(protections))
         }
+        let marked = mark(current, on: filesystem)
         do {
             try backend.deleteSubvolume(current, on: filesystem, recursive: rules.recursive)
         } catch let error as SystemCallError where error.errno == 2 {
             return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
         } catch {
+            if marked { try? marking?.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
         return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
+    }
+
+    /// Marks a snapper snapshot's directory before its subvolume goes, so a run killed
+    /// in between leaves what the next run finishes. A marker that cannot be written
+    /// (a full disk) does not stop the deletion: freeing space comes first.
+    private func mark(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem) -> Bool {
+        guard let marking, subvolume.metadata.manager == .snapper, subvolume.metadata.metadataPath != nil else { return false }
+        return (try? marking.markDeletion(of: subvolume, on: filesystem)) ?? false
     }
 
     /// The manager's metadata goes only after the snapshot itself is gone, so a

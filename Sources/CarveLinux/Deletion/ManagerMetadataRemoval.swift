@@ -33,17 +33,23 @@ enum ManagerMetadataRemoval {
 
     /// Removes `path` and all below it as `rm -r` does: each entry relative to its
     /// opened directory and never through a symlink, with the name's exact bytes.
+    /// carve's deletion marker goes last, so a kill part-way leaves it beside what is
+    /// left, for the next run to finish (InterruptedDeletionSweep.swift).
     private static func removeTree(_ path: String) throws {
         let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(path)", call: "open", errno: errno) }
-        try removeContents(of: fd, path: path)
+        defer { close(fd) }
+        try removeContents(of: dup(fd), path: path, keeping: interruptedDeletionMarkerName)
+        guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
+            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
+        }
         guard ByteText.withCString(path, { rmdir($0) }) == 0 else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
         }
     }
 
     /// Empties the directory open at `fd` (and closes it).
-    private static func removeContents(of fd: Int32, path: String) throws {
+    private static func removeContents(of fd: Int32, path: String, keeping kept: String? = nil) throws {
         guard let directory = fdopendir(fd) else {
             close(fd)
             throw SystemCallError("cannot read snapshot metadata \(path)", call: "fdopendir", errno: errno)
@@ -53,6 +59,7 @@ enum ManagerMetadataRemoval {
             try withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 let name = raw.bindMemory(to: CChar.self).baseAddress!
                 if strcmp(name, ".") == 0 || strcmp(name, "..") == 0 { return }
+                if let kept, strcmp(name, kept) == 0 { return }
                 let child = path + "/" + ByteText.decode(cString: name)
                 var info = stat()
                 guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {

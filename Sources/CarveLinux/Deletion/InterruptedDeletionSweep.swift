@@ -1,0 +1,183 @@
+import CBtrfsUtil
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The marker in snapper's `.snapshots/N` (see `InterruptedDeletionMarking`). Every
+/// path is opened without following a symlink at its last component, and each
+/// `.snapshots` directory must be on the filesystem being worked on.
+extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
+    public func markDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Bool {
+        guard subvolume.metadata.manager == .snapper, let path = subvolume.metadata.metadataPath else { return false }
+        try SnapperNumberDirectory.writeMarker(
+            in: path, text: "carve (pid \(getpid())) is deleting subvolume \(subvolume.id) \(subvolume.uuid) at \(path)/snapshot\n")
+        return true
+    }
+
+    public func unmarkDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws {
+        guard subvolume.metadata.manager == .snapper, let path = subvolume.metadata.metadataPath else { return }
+        try SnapperNumberDirectory.removeMarker(in: path)
+    }
+
+    public func markedSnapperDirectories(on filesystem: BtrfsFilesystem, seen: [String]) throws -> MarkedDirectoryScan {
+        var places: [(path: String, config: String?)] = []
+        for directory in snapperDirectories(SnapperConfigFiles(root: root).load().configs, on: filesystem) {
+            guard let mounted = filesystem.mountedPath(ofTopLevelPath: directory.topLevelPath),
+                  !places.contains(where: { $0.path == mounted })
+            else { continue }
+            places.append((mounted, directory.config))
+        }
+        for path in seen where !places.contains(where: { $0.path == path }) { places.append((path, nil)) }
+        var scan = MarkedDirectoryScan()
+        for place in places {
+            do {
+                scan.directories += try SnapperNumberDirectory.marked(in: place.path, config: place.config, filesystem: filesystem)
+            } catch {
+                scan.warnings.append("cannot look for deletions left unfinished in \(place.path): \(error)")
+            }
+        }
+        return scan
+    }
+
+    public func finishInterruptedDeletion(_ directory: MarkedSnapperDirectory) throws -> Bool {
+        // Checked again right before removing: the scan is a moment old.
+        guard let state = try SnapperNumberDirectory.state(of: directory.path) else { return true }
+        guard state.marked, !state.snapshotPresent else {
+            throw RuntimeError("not removing \(directory.path): it changed since it was found (marker or snapshot)")
+        }
+        return try ManagerMetadataRemoval.remove(directory.path) != nil
+    }
+
+    public func dropDeletionMarker(_ directory: MarkedSnapperDirectory) throws {
+        try SnapperNumberDirectory.removeMarker(in: directory.path)
+    }
+}
+
+/// One snapper `.snapshots/N` directory, looked at through open directories.
+enum SnapperNumberDirectory {
+    static let marker = interruptedDeletionMarkerName
+
+    /// Creates or rewrites the marker, then fsyncs it and the directory, so it is on
+    /// disk before the subvolume's deletion is.
+    static func writeMarker(in path: String, text: String) throws {
+        let directory = try openDirectory(path, "cannot mark \(path) as being deleted")
+        defer { close(directory) }
+        let context = "cannot write \(path)/\(marker)"
+        let fd = openat(directory, marker, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemCallError(context, call: "openat", errno: errno) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { throw SystemCallError(context, call: "write", errno: result < 0 ? errno : EIO) }
+            written += result
+        }
+        guard fsync(fd) == 0 else { throw SystemCallError(context, call: "fsync", errno: errno) }
+        guard fsync(directory) == 0 else { throw SystemCallError(context, call: "fsync", errno: errno) }
+    }
+
+    static func removeMarker(in path: String) throws {
+        let directory: Int32
+        do {
+            directory = try openDirectory(path, "cannot remove \(path)/\(marker)")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return
+        }
+        defer { close(directory) }
+        guard unlinkat(directory, marker, 0) == 0 || errno == ENOENT else {
+            throw SystemCallError("cannot remove \(path)/\(marker)", call: "unlinkat", errno: errno)
+        }
+    }
+
+    /// Whether N holds the marker (a regular file) and anything named `snapshot`;
+    /// nil when N is gone. Any doubt about `snapshot` counts as present.
+    static func state(of path: String) throws -> (marked: Bool, snapshotPresent: Bool)? {
+        let directory: Int32
+        do {
+            directory = try openDirectory(path, "cannot look at \(path)")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+        defer { close(directory) }
+        return state(of: directory)
+    }
+
+    private static func state(of directory: Int32) -> (marked: Bool, snapshotPresent: Bool) {
+        var info = stat()
+        let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let snapshotGone = fstatat(directory, "snapshot", &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
+        return (marked, !snapshotGone)
+    }
+
+    /// The marked numbered directories in the `.snapshots` directory `path`; none when
+    /// it does not exist. It must be a directory of `filesystem` (an fsid check, so a
+    /// symlink on the way cannot lead to another btrfs).
+    static func marked(in path: String, config: String?, filesystem: BtrfsFilesystem) throws -> [MarkedSnapperDirectory] {
+        let directory: Int32
+        do {
+            directory = try openDirectory(path, "cannot open \(path)")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return []
+        }
+        defer { close(directory) }
+        var args = btrfs_ioctl_fs_info_args()
+        guard carve_ioctl_ptr(directory, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
+            throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+        }
+        guard uuidString(args.fsid) == filesystem.uuid else {
+            throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
+        }
+        var own = stat()
+        guard fstat(directory, &own) == 0 else { throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno) }
+        var found: [MarkedSnapperDirectory] = []
+        for name in try entryNames(directory, path) {
+            let text = ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
+            guard let number = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard child >= 0 else { continue }
+            defer { close(child) }
+            var info = stat()
+            // A subvolume or a mount at N is not snapper's plain directory.
+            guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
+            let state = state(of: child)
+            guard state.marked else { continue }
+            found.append(MarkedSnapperDirectory(
+                path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
+        }
+        return found.sorted { $0.number < $1.number }
+    }
+
+    /// Opens a directory without following a symlink at its last component.
+    static func openDirectory(_ path: String, _ context: String) throws -> Int32 {
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemCallError(context, call: "open", errno: errno) }
+        return fd
+    }
+
+    /// The names in an open directory, each NUL-terminated as the C calls take them,
+    /// "." and ".." left out; read in full before anything is changed.
+    static func entryNames(_ directory: Int32, _ path: String) throws -> [[CChar]] {
+        let copy = dup(directory)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            let code = errno
+            if copy >= 0 { close(copy) }
+            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
+        }
+        defer { closedir(stream) }
+        // The copy shares the original's offset, which an earlier read may have moved.
+        rewinddir(stream)
+        var names: [[CChar]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 }) + [0]
+            }
+            if name == [46, 0] || name == [46, 46, 0] { continue }
+            names.append(name)
+        }
+        return names
+    }
+}
