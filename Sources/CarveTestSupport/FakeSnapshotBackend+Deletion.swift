@@ -29,6 +29,8 @@ extension FakeSnapshotBackend {
         let removed = all[index].subvolumes.remove(at: position)
         if recursive { all[index].subvolumes.removeAll { $0.path.hasPrefix(removed.path + "/") } }
         filesystems = all
+        // As on disk: snapper's directory stays without its subvolume until its metadata is removed.
+        if removed.metadata.manager == .snapper, let path = removed.metadata.metadataPath { snapperDirectories.orphans.insert(path) }
     }
 
     public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
