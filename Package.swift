@@ -33,7 +33,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "carve", dependencies: ["CarveCLI"]),
+        .executableTarget(name: "carve", dependencies: ["CarveCLI", "CarveCore"]),
         // Prints what the man pages are generated from (Scripts/man); not installed.
         .executableTarget(name: "carve-manual-data", dependencies: ["CarveCLI"]),
         // Shared by the test targets only: loop images, udevd, running reference tools.

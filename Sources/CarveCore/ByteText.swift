@@ -87,6 +87,33 @@ public enum ByteText {
         return String(scalars)
     }
 
+    /// The exact bytes of `text` in base64 (RFC 4648, padded), for JSON.
+    public static func base64(of text: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let bytes = bytes(of: text)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        for start in stride(from: 0, to: bytes.count, by: 3) {
+            let chunk = bytes[start..<min(start + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                out.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * position) & 0x3f)] : UInt8(ascii: "="))
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text` with each carried byte written as `\xHH`, for messages.
+    public static func escapingCarriedBytes(_ text: String) -> String {
+        guard carriesBytes(text) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            guard let byte = carriedByte(scalar) else { out.unicodeScalars.append(scalar); continue }
+            out += "\\x" + String(byte, radix: 16)
+        }
+        return out
+    }
+
     private static func carried(_ byte: UInt8) -> Unicode.Scalar {
         Unicode.Scalar(base + UInt32(byte))!
     }

@@ -167,6 +167,8 @@ public protocol SnapshotBackend: Sendable {
     /// The btrfs filesystem holding `path`; a `RuntimeError` naming the path and its
     /// filesystem type when it is not btrfs, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> BtrfsFilesystem
+    /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
+    func resolvedPath(_ path: String) -> String?
     /// Every subvolume of `filesystem` from the top level down, with manager
     /// metadata attached and sizes found as `sizes` asks.
     func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing

@@ -1,16 +1,24 @@
-/// A name made safe for one table cell: control characters, DEL and the backslash
-/// itself are written as `\xHH`, as lsblk does, so every name stays on one line and
-/// the escaping can be undone. JSON output carries the exact name instead. (Bytes that
-/// were not UTF-8 arrive here already replaced by U+FFFD.)
+/// A name made safe for one table cell: control characters, DEL, the backslash
+/// itself and every byte that is not UTF-8 (carried by `ByteText`) are written as
+/// `\xHH`, as lsblk does, so every name stays on one line, two different names never
+/// look the same, and the escaping can be undone. JSON output carries the exact
+/// name instead.
 public func escapedForTable(_ text: String) -> String {
+    // In UTF-8 these bytes are always the characters themselves, and every carried
+    // byte starts with 0xF4: most names are returned untouched.
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "\\") || $0 == 0xF4 }) else { return text }
     var out = ""
     for scalar in text.unicodeScalars {
-        if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
-            let hex = String(scalar.value, radix: 16)
-            out += "\\x" + (hex.count == 1 ? "0" : "") + hex
+        let byte: UInt8? = if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
+            UInt8(scalar.value)
         } else {
-            out.unicodeScalars.append(scalar)
+            ByteText.carriedByte(scalar)
         }
+        guard let byte else { out.unicodeScalars.append(scalar); continue }
+        let hex: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
+        out += "\\x"
+        out.append(hex[Int(byte >> 4)])
+        out.append(hex[Int(byte & 0xf)])
     }
     return out
 }

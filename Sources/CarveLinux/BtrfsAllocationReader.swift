@@ -9,7 +9,7 @@ struct BtrfsAllocationReader {
     let mountpoint: String
 
     func allocation(of device: BlockDevice) throws -> BtrfsAllocation {
-        let directory = try OpenDirectory(mountpoint)
+        let directory = try DirectoryHandle(mountpoint)
         // Keep the descriptor open until the last ioctl, not only until its last mention.
         return try withExtendedLifetime(directory) {
             let fd = directory.fd
@@ -40,9 +40,10 @@ struct BtrfsAllocationReader {
                 if errno == ENODEV { continue }
                 throw SystemCallError("cannot read btrfs device \(devid) of \(mountpoint)", call: "ioctl(BTRFS_IOC_DEV_INFO)", errno: errno)
             }
-            let path = withUnsafeBytes(of: &args.path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let path = withUnsafeBytes(of: &args.path) { ByteText.decode($0.prefix { $0 != 0 }) }
             var status = stat()
-            if path == device.path || (stat(path, &status) == 0 && UInt64(status.st_rdev) == deviceNumber(device)) {
+            if path == device.path || (ByteText.withCString(path, { stat($0, &status) }) == 0
+                && UInt64(status.st_rdev) == deviceNumber(device)) {
                 return (devid, args.total_bytes)
             }
         }
@@ -158,14 +159,4 @@ struct BtrfsAllocationReader {
         if flags & UInt64(BTRFS_BLOCK_GROUP_SYSTEM) != 0 { return .system }
         return nil
     }
-}
-
-/// An open directory descriptor, closed in deinit.
-final class OpenDirectory {
-    let fd: Int32
-    init(_ path: String) throws {
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCallError("cannot open \(path)", call: "open", errno: errno) }
-    }
-    deinit { close(fd) }
 }

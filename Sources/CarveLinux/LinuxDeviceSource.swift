@@ -47,7 +47,7 @@ public struct LinuxDeviceSource: DeviceSource {
     /// /dev/disk/by-uuid/...; a one-line usage error for anything else.
     static func blockDeviceNumber(at path: String) throws -> DeviceNumber {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard ByteText.withCString(path, { stat($0, &info) }) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw DevicePathError.missing(path) }
             throw SystemCallError("cannot use \(path)", call: "stat", errno: code)
@@ -129,10 +129,9 @@ struct CanonicalSourceMountTable: MountTable {
 
     func mounts() throws -> [MountEntry] {
         try base.mounts().map { entry in
-            guard entry.source.hasPrefix("/dev/"), let resolved = realpath(entry.source, nil) else { return entry }
-            defer { free(resolved) }
+            guard entry.source.hasPrefix("/dev/"), let resolved = realPath(entry.source) else { return entry }
             var copy = entry
-            copy.source = String(cString: resolved)
+            copy.source = resolved
             return copy
         }
     }

@@ -24,8 +24,12 @@ import Testing
         #expect(MountInfo.unescape(field) == field)
     }
 
-    @Test func keepsNonUTF8BytesVisibleAsReplacementCharacters() {
-        #expect(MountInfo.unescape(#"/mnt/\377x"#) == "/mnt/\u{FFFD}x")
+    @Test func keepsBytesThatAreNotUTF8Exactly() throws {
+        #expect(ByteText.bytes(of: MountInfo.unescape(#"/mnt/\377x"#)) == Array("/mnt/".utf8) + [0xFF, 0x78])
+        // The kernel escapes only space, tab, newline and backslash: other bytes come raw.
+        let raw = Array("36 25 0:52 / /mnt/".utf8) + [0xFE, 0x5C] + Array("040b rw - btrfs /dev/loop1 rw".utf8)
+        let entry = try #require(try MountInfo.parse(ByteText.decode(raw)).first)
+        #expect(ByteText.bytes(of: entry.mountpoint) == Array("/mnt/".utf8) + [0xFE, 0x20, 0x62])
     }
 
     @Test(arguments: [

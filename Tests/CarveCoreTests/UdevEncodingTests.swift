@@ -26,8 +26,9 @@ import Testing
         #expect(UdevEncoding.decode("\\xZ\\x41") == "\\xZA")
     }
 
-    @Test func bytesThatAreNotUTF8BecomeReplacementCharacters() {
-        #expect(UdevEncoding.decode("a\\xffb") == "a\u{FFFD}b")
+    @Test func bytesThatAreNotUTF8AreCarriedExactly() {
+        #expect(ByteText.bytes(of: UdevEncoding.decode("a\\xffb")) == [0x61, 0xFF, 0x62])
+        #expect(UdevEncoding.decode("a\\xffb") != UdevEncoding.decode("a\\xfeb"))
     }
 
     /// udev's own encoder escapes every byte outside a safe set; decoding its output

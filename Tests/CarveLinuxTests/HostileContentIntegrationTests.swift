@@ -19,12 +19,17 @@ struct HostileContentIntegrationTests {
             let deep = String(repeating: String(repeating: "d", count: 200) + "/", count: 19)
             try FileManager.default.createDirectory(atPath: disk.mountpoint + "/snaps/" + deep, withIntermediateDirectories: true)
             try disk.snapshot(deep + "deep")
-            // Not UTF-8: only a shell can hand these bytes to btrfs.
-            try Shell.check(["sh", "-c", "btrfs subvolume snapshot -r \"$0/data\" \"$0/snaps/bad$(printf '\\377\\376')utf\"", disk.mountpoint])
+            // Not UTF-8, and the same text once each such byte is U+FFFD: only a shell can
+            // hand these bytes to btrfs.
+            try Shell.check(["sh", "-c", """
+                btrfs subvolume snapshot -r "$0/data" "$0/snaps/bad$(printf '\\377\\376')utf" &&
+                btrfs subvolume snapshot -r "$0/data" "$0/snaps/bad$(printf '\\376\\377')utf"
+                """, disk.mountpoint])
             let table = try disk.carve(["snapshots", "list", disk.mountpoint, "--sizes", "none", "--output", "ID,PATH"])
             #expect(table.status == 0, "\(table.stderr)")
             let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-            #expect(lines.count == Self.names.count + 3, "one line per snapshot plus the header: \(table.stdout)")
+            #expect(lines.count == Self.names.count + 4, "one line per snapshot plus the header: \(table.stdout)")
+            #expect(lines.contains { $0.hasSuffix("/snaps/bad\\xff\\xfeutf") } && lines.contains { $0.hasSuffix("/snaps/bad\\xfe\\xffutf") })
             for (_, shown) in Self.names {
                 #expect(lines.contains { $0.hasSuffix("/snaps/" + shown) || $0.contains("/snaps/" + shown + " ") }, "\(shown)")
             }
@@ -33,9 +38,19 @@ struct HostileContentIntegrationTests {
             let paths = Set(((json["snapshots"] as? [[String: Any]]) ?? []).compactMap { $0["subvolume_path"] as? String })
             for (name, _) in Self.names { #expect(paths.contains("snaps/" + name), "exact in JSON: \(name.debugDescription)") }
             #expect(paths.contains("snaps/" + deep + "deep"))
-            // Invalid UTF-8 cannot appear in JSON text: each such byte is U+FFFD there (documented); scripts use the id.
+            // Invalid UTF-8 cannot appear in JSON text: each such byte is U+FFFD there, and
+            // subvolume_path_base64 holds the bytes btrfs-progs prints.
             #expect(paths.contains("snaps/bad\u{FFFD}\u{FFFD}utf"))
-            // The odd names are deleted by selection, exactly those, and nothing else.
+            let exact = Set(((json["snapshots"] as? [[String: Any]]) ?? []).compactMap { $0["subvolume_path_base64"] as? String })
+            #expect(exact == Set(try Self.referencePaths(disk, containing: "bad").map { Data($0).base64EncodedString() }))
+            #expect(exact.count == 2)
+            // Named by its exact path (argv bytes), exactly that one goes.
+            let byPath = try Shell.run(["sh", "-c", "exec \"$1\" snapshots delete --yes --sizes none \"$0/snaps/bad$(printf '\\377\\376')utf\"",
+                                        disk.mountpoint, CarveBinary.path], environment: ["CARVE_LOCK_FILE": disk.lockFile])
+            #expect(byPath.status == 0, "\(byPath.stderr)")
+            #expect(byPath.stderr.contains("carve: deleted snapshot \(disk.mountpoint)/snaps/bad\\xff\\xfeutf"), "\(byPath.stderr)")
+            #expect(try Self.referencePaths(disk, containing: "bad") == [Array("snaps/bad".utf8) + [0xFE, 0xFF] + Array("utf".utf8)])
+            // The other odd name is deleted by selection, exactly that one, and nothing else.
             let deleted = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--match", "*bad*", "--yes", "--sizes", "none"])
             #expect(deleted.status == 0, "\(deleted.stderr)")
             #expect(try disk.subvolumes().count == Self.names.count + 2)
@@ -43,6 +58,44 @@ struct HostileContentIntegrationTests {
             #expect(all.status == 0, "\(all.stderr)")
             #expect(try disk.subvolumes() == ["data"])
         }
+    }
+
+    @Test func aMountpointThatIsNotUTF8IsNamedAndShownExactly() throws {
+        try withDeletionDisk { disk in
+            try disk.snapshot("one")
+            // /proc/self/mountinfo passes such bytes through unescaped.
+            let odd = Array((disk.disk.directory + "/m").utf8) + [0xFF]
+            try Shell.check(["sh", "-c", "mkdir \"$0/m$(printf '\\377')\" && mount -o subvol=data \"$1\" \"$0/m$(printf '\\377')\"",
+                             disk.disk.directory, disk.disk.device])
+            defer { _ = try? Shell.run(["sh", "-c", "umount \"$0/m$(printf '\\377')\"", disk.disk.directory]) }
+            let listed = try Shell.run(["sh", "-c", "exec \"$1\" snapshots list \"$0/m$(printf '\\377')\" --sizes none --all-subvolumes --output PATH,MOUNTPOINTS",
+                                        disk.disk.directory, CarveBinary.path])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let rows = listed.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            let escaped = disk.disk.directory + "/m\\xff"
+            // `data` is named by its own mount; the snapshot through the first mount.
+            #expect(rows.contains([escaped, escaped]) && rows.contains([disk.mountpoint + "/snaps/one"]), "\(listed.stdout)")
+            let devices = try DeletionDisk.json(try Shell.run([CarveBinary.path, "devices", disk.disk.device, "--json", "--output", "NAME,MOUNTPOINTS"]))
+            let device = try #require((devices["blockdevices"] as? [[String: Any]])?.first)
+            let shown = try #require(device["mountpoints"] as? [String])
+            let exact = try #require(device["mountpoints_base64"] as? [Any])
+            #expect(shown.count == 2 && exact.count == 2)
+            let index = try #require(shown.firstIndex(of: disk.disk.directory + "/m\u{FFFD}"))
+            #expect(exact[index] as? String == Data(odd).base64EncodedString())
+            #expect(exact[1 - index] is NSNull)
+        }
+    }
+
+    /// The paths `btrfs subvolume list` prints that contain `needle`, as raw bytes.
+    static func referencePaths(_ disk: DeletionDisk, containing needle: String) throws -> [[UInt8]] {
+        let encoded = try Shell.check(["sh", "-c", "btrfs subvolume list \"$0\" | grep -a \"$1\" | base64 -w0", disk.mountpoint, needle])
+        let bytes = [UInt8](Data(base64Encoded: encoded.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Data())
+        return bytes.split(separator: 0x0A).compactMap { line in
+            let marker = Array(" path ".utf8)
+            guard let start = (0...(line.count - marker.count)).first(where: { Array(line.dropFirst($0).prefix(marker.count)) == marker })
+            else { return nil }
+            return Array(line.dropFirst(start + marker.count))
+        }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     @Test func aSymlinkToAnotherFilesystemIsNotFollowed() throws {

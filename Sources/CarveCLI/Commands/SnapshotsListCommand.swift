@@ -99,7 +99,11 @@ struct SnapshotsListCommand: ParsableCommand {
         var object: [UInt8] = []
         for (index, row) in rows.enumerated() {
             chunk.append("      ")
-            if let fast {
+            if row.carriesBytes {
+                object.removeAll(keepingCapacity: true)
+                SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &object, level: 2)
+                chunk.append(object)
+            } else if let fast {
                 fast.append(row, to: chunk)
             } else {
                 object.removeAll(keepingCapacity: true)

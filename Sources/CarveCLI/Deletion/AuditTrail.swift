@@ -17,11 +17,7 @@ enum AuditTrail {
         return lines
     }
 
-    /// `escapedForTable`, skipped for the usual path that has nothing to escape: a
-    /// byte below 0x20, 0x7f or a backslash in UTF-8 is always that character itself.
-    static func escaped(_ text: String) -> String {
-        text.utf8.contains { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "\\") } ? escapedForTable(text) : text
-    }
+    static func escaped(_ text: String) -> String { escapedForTable(text) }
 
     static func syslogLine(for outcome: DeletionOutcome) -> String {
         let snapshot = outcome.snapshot

@@ -61,9 +61,11 @@ final class ByteWriter {
         var offset = 0
         while offset + 8 <= bytes.count {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            // Below 0x20, or equal to '"', '\\' or DEL; bytes >= 0x80 pass the first test's mask.
+            // Below 0x20, or equal to '"', '\\', DEL or 0xF4 (the lead byte of a byte carried
+            // by ByteText); other bytes >= 0x80 pass the first test's mask.
             if (word &- ones &* 0x20) & ~word & highs != 0 || hasZero(word ^ (ones &* 0x22))
-                || hasZero(word ^ (ones &* 0x5c)) || hasZero(word ^ (ones &* 0x7f)) { return true }
+                || hasZero(word ^ (ones &* 0x5c)) || hasZero(word ^ (ones &* 0x7f))
+                || hasZero(word ^ (ones &* 0xf4)) { return true }
             offset += 8
         }
         for byte in bytes[offset...] where JSONValue.needsEscape(byte) { return true }

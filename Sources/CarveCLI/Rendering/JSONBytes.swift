@@ -1,3 +1,5 @@
+import CarveCore
+
 /// JSON rendered straight into UTF-8 bytes, for listings of thousands of objects:
 /// the same text as `rendered(level:)` (a test compares them), without growing a
 /// String value by value.
@@ -22,9 +24,10 @@ extension JSONValue {
             }
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
             out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            guard !members.isEmpty else { out.appendStatic("{}"); return }
+        case .object(let plainMembers):
+            guard !plainMembers.isEmpty else { out.appendStatic("{}"); return }
             out.appendStatic("{\n")
+            let members = JSONValue.withExactBytes(plainMembers)
             for (index, (key, value)) in members.enumerated() {
                 out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (level + 1) * indent))
                 JSONValue.quote(key, into: &out)
@@ -38,8 +41,9 @@ extension JSONValue {
     }
 
     /// Escapes as `quote(_:into:)` does: only ASCII needs escaping, so every other
-    /// byte of the UTF-8 text is copied as it is.
+    /// byte of the UTF-8 text is copied as it is, except a carried byte (U+FFFD).
     static func quote(_ string: String, into out: inout [UInt8]) {
+        if ByteText.carriesBytes(string) { return quote(ByteText.replacingCarriedBytes(string), into: &out) }
         out.append(UInt8(ascii: "\""))
         // Native strings hand out their bytes directly; most need no escaping at all.
         let copiedWhole = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
@@ -53,7 +57,8 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
     }
 
-    static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f }
+    /// Also true for 0xF4, which starts every byte `ByteText` carries.
+    static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f || byte == 0xF4 }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
         switch byte {

@@ -1,6 +1,9 @@
+import CarveCore
+
 /// JSON with object keys kept in the order they were written, so output reads
-/// like lsblk's and diffs stay stable. Strings are emitted exactly: every byte of
-/// a name survives (invalid UTF-8 is carried as U+FFFD only by the caller's choice).
+/// like lsblk's and diffs stay stable. Strings are emitted exactly. JSON text must
+/// be UTF-8, so a byte that is not (carried by `ByteText`) is written as U+FFFD and
+/// the member is followed by `KEY_base64` holding the exact bytes.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -54,9 +57,10 @@ public enum JSONValue: Sendable, Equatable {
                 out += index == items.count - 1 ? "\n" : ",\n"
             }
             out += closePad + "]"
-        case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
+        case .object(let plainMembers):
+            guard !plainMembers.isEmpty else { out += "{}"; return }
             out += "{\n"
+            let members = JSONValue.withExactBytes(plainMembers)
             for (index, (key, value)) in members.enumerated() {
                 out += pad
                 JSONValue.quote(key, into: &out)
@@ -75,7 +79,7 @@ public enum JSONValue: Sendable, Equatable {
 
     static func quote(_ string: String, into out: inout String) {
         // Most strings need no escaping: append them whole instead of scalar by scalar.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f }) {
+        if !string.utf8.contains(where: JSONValue.needsEscape) {
             out += "\""
             out += string
             out += "\""
@@ -92,7 +96,7 @@ public enum JSONValue: Sendable, Equatable {
             case _ where scalar.value < 0x20 || scalar.value == 0x7f:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+            default: out.unicodeScalars.append(ByteText.carriedByte(scalar) == nil ? scalar : "\u{FFFD}")
             }
         }
         out += "\""

@@ -53,6 +53,16 @@ final class SnapshotRow: Sendable {
         return mountedPaths
     }
 
+    /// True when a name in the row holds a byte that is not UTF-8, so its JSON object
+    /// needs `KEY_base64` members (rare: such rows take the general JSON writer).
+    var carriesBytes: Bool {
+        func carries(_ text: String?) -> Bool { text.map(ByteText.carriesBytes) ?? false }
+        return carries(snapshot.path) || carries(snapshot.mountedPath) || carries(filesystem.mountpoint)
+            || carries(sourceMountedPath) || carries(snapshot.metadata.config) || carries(snapshot.metadata.name)
+            || carries(snapshot.metadata.description) || snapshot.mountpoints.contains(where: ByteText.carriesBytes)
+            || snapshot.metadata.tags.contains(where: ByteText.carriesBytes)
+    }
+
     /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).
     var path: String { snapshot.mountedPath ?? "<FS_TREE>/" + snapshot.path }
 
@@ -127,7 +137,7 @@ enum SnapshotColumns {
         Column("NESTED", help: "other subvolumes lie inside it",
                text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" }, json: { .bool($0.snapshot.hasNestedSubvolumes) }),
         Column("TAGS", help: "timeshift tags",
-               text: { row, _ in row.snapshot.metadata.tags.joined(separator: " ") },
+               text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },
                json: { .array($0.snapshot.metadata.tags.map(JSONValue.string)) }),
         Column("DESCRIPTION", help: "the manager's description or comment",
                text: { row, _ in escapedForTable(row.snapshot.metadata.description ?? "") },

@@ -10,8 +10,10 @@ struct StandardOutput: OutputSink {
     func write(_ text: String) { writeAll(1, text) }
     func writeError(_ text: String) { writeAll(2, text) }
 
+    /// A byte that is not UTF-8 (a name in a message) is written as `\xHH`, as
+    /// tables show it; tables and JSON have escaped theirs already.
     private func writeAll(_ fd: Int32, _ text: String) {
-        var text = text
+        var text = ByteText.escapingCarriedBytes(text)
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

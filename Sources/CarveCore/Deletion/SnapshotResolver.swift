@@ -36,10 +36,11 @@ public struct SnapshotResolver: Sendable {
 
     func resolve(path: String) throws -> PlannedSnapshot {
         let absolute = Self.absolute(path)
-        guard FileManager.default.fileExists(atPath: absolute) || listings.contains(where: { listing in
+        let real = backend.resolvedPath(absolute)
+        guard real != nil || listings.contains(where: { listing in
             listing.subvolumes.contains { $0.mountedPath == absolute }
         }) else { throw UsageError("\(path): no such file or directory") }
-        let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
+        let resolved = real ?? absolute
         let filesystem = try btrfs(containing: resolved, named: path)
         if resolved != absolute {
             // A symlink may lead carve elsewhere only inside the same filesystem.
@@ -127,5 +128,14 @@ public struct SnapshotResolver: Sendable {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
+    }
+}
+
+extension SnapshotBackend {
+    /// Through Foundation, for fakes: it cannot name bytes that are not UTF-8, which
+    /// the real backend's realpath(3) does.
+    public func resolvedPath(_ path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 }

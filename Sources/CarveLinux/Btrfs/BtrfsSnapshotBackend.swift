@@ -29,7 +29,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     public func filesystem(containing path: String) throws -> BtrfsFilesystem {
         guard try BtrfsMounts.isBtrfs(path) else {
-            let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let resolved = realPath(path) ?? path
             let type = BtrfsMounts.fsType(of: resolved, in: (try? mountTable.mounts()) ?? []) ?? "a filesystem other than btrfs"
             throw RuntimeError("\(path) is on \(type): it has no btrfs snapshots")
         }
@@ -39,6 +39,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         }
         return filesystem
     }
+
+    public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
     public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
         if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
@@ -134,8 +136,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     /// The directory to open for `path`: itself, or its parent when it is a file.
     private func directory(of path: String) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return path }
+        var info = stat()
+        guard ByteText.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT != S_IFDIR else { return path }
         return (path as NSString).deletingLastPathComponent
     }
 }

@@ -43,7 +43,7 @@ struct SnapperConfigFiles {
         for sysconfig in ["/etc/conf.d/snapper", "/etc/default/snapper"] {
             let path = root + sysconfig
             guard let data = try? MetadataFile.read(path, limit: SnapperConfig.maximumSize),
-                  let listed = try? SnapperConfig.configNames(fromSysconfig: String(decoding: data, as: UTF8.self))
+                  let listed = try? SnapperConfig.configNames(fromSysconfig: ByteText.decode(data))
             else { continue }
             names += listed.filter { !names.contains($0) }
         }
@@ -59,7 +59,7 @@ struct SnapperConfigFiles {
                     continue
                 }
                 guard data.count <= SnapperConfig.maximumSize else { throw RuntimeError("larger than \(SnapperConfig.maximumSize) bytes") }
-                configs.append(try SnapperConfig.parse(name: name, text: String(decoding: data, as: UTF8.self)))
+                configs.append(try SnapperConfig.parse(name: name, text: ByteText.decode(data)))
             } catch {
                 warnings.append("cannot use snapper config \(path): \(error)")
             }

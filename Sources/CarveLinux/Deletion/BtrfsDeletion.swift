@@ -30,7 +30,7 @@ extension BtrfsSnapshotBackend {
                 throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it by path")
             }
             try BtrfsUtilCall.check(
-                btrfs_util_delete_subvolume(path, Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE)),
+                ByteText.withCString(path) { btrfs_util_delete_subvolume($0, Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE)) },
                 "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
             return
         }
@@ -48,15 +48,16 @@ extension BtrfsSnapshotBackend {
     /// Commits, waits for the commit, then polls the cleaner's list of deleted
     /// subvolumes; a last commit makes the freed extents count as free.
     public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
-        let root = filesystem.mountpoint
+        let root = try roots.directory(of: filesystem)
         var transaction: UInt64 = 0
-        try BtrfsUtilCall.check(btrfs_util_start_sync(root, &transaction), "cannot commit \(root)", "btrfs_util_start_sync")
-        try BtrfsUtilCall.check(btrfs_util_wait_sync(root, transaction), "cannot commit \(root)", "btrfs_util_wait_sync")
+        try BtrfsUtilCall.check(
+            btrfs_util_start_sync_fd(root.fd, &transaction), "cannot commit \(root.path)", "btrfs_util_start_sync_fd")
+        try BtrfsUtilCall.check(btrfs_util_wait_sync_fd(root.fd, transaction), "cannot commit \(root.path)", "btrfs_util_wait_sync_fd")
         let waiting = Set(ids)
         while try !waiting.isDisjoint(with: deletedSubvolumes(on: root)) {
             usleep(100_000)
         }
-        try BtrfsUtilCall.check(btrfs_util_sync(root), "cannot commit \(root)", "btrfs_util_sync")
+        try BtrfsUtilCall.check(btrfs_util_sync_fd(root.fd), "cannot commit \(root.path)", "btrfs_util_sync_fd")
     }
 
     public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
@@ -76,19 +77,21 @@ extension BtrfsSnapshotBackend {
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting
     /// by path cannot hit another subvolume.
     private func reaches(_ path: String, subvolume id: UInt64) -> Bool {
-        guard let resolved = realpath(path, nil) else { return false }
-        defer { free(resolved) }
-        guard String(cString: resolved) == path, btrfs_util_is_subvolume(path) == BTRFS_UTIL_OK else { return false }
-        var found: UInt64 = 0
-        return btrfs_util_subvolume_id(path, &found) == BTRFS_UTIL_OK && found == id
+        ByteText.withCString(path) { cPath in
+            guard let resolved = realpath(cPath, nil) else { return false }
+            defer { free(resolved) }
+            guard strcmp(resolved, cPath) == 0, btrfs_util_is_subvolume(cPath) == BTRFS_UTIL_OK else { return false }
+            var found: UInt64 = 0
+            return btrfs_util_subvolume_id(cPath, &found) == BTRFS_UTIL_OK && found == id
+        }
     }
 
-    private func deletedSubvolumes(on root: String) throws -> Set<UInt64> {
+    private func deletedSubvolumes(on root: DirectoryHandle) throws -> Set<UInt64> {
         var ids: UnsafeMutablePointer<UInt64>?
         var count = 0
         try BtrfsUtilCall.check(
-            btrfs_util_deleted_subvolumes(root, &ids, &count), "cannot read the cleaner's queue on \(root)",
-            "btrfs_util_deleted_subvolumes")
+            btrfs_util_deleted_subvolumes_fd(root.fd, &ids, &count), "cannot read the cleaner's queue on \(root.path)",
+            "btrfs_util_deleted_subvolumes_fd")
         defer { free(ids) }
         guard let ids else { return [] }
         return Set(UnsafeBufferPointer(start: ids, count: count))

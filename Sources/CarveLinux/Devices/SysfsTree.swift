@@ -38,13 +38,9 @@ public struct SysfsTree: DeviceAttributeSource {
         return device
     }
 
-    /// The path with every symlink resolved (realpath(3): one call, unlike Foundation's
-    /// component-by-component walk, which costs dozens of system calls per device).
-    static func resolved(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    /// The path with every symlink resolved (`realPath`: Foundation's walk costs
+    /// dozens of system calls per device).
+    static func resolved(_ path: String) -> String? { realPath(path) }
 
     /// "8:1" as sysfs writes it in `dev`.
     static func deviceNumber(_ text: String) -> DeviceNumber? {
