@@ -47,34 +47,43 @@ enum FuzzTarget: String, CaseIterable {
             let decoded = UdevEncoding.decode(text)
             precondition(decoded.utf8.count <= text.utf8.count * 3, "decoding never grows a value much")
         case .label:
-            // A label as libblkid hands it over (a C string), on its way to a table cell
-            // and a JSON string: one line, reversible, and the exact text in JSON.
-            let label = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self)
+            // A label or file name as libblkid or the kernel hands it over (a C string, any
+            // bytes), on its way to a table cell and JSON: carried exactly, one line in a
+            // table, reversible, and valid JSON whose base64 member holds the exact bytes.
+            let raw = [UInt8](data.prefix { $0 != 0 })
+            let label = ByteText.decode(raw)
+            precondition(ByteText.bytes(of: label) == raw, "every byte is carried")
             let cell = escapedForTable(label)
             precondition(!cell.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }, "a cell is one line")
-            precondition(unescapedCell(cell) == label, "the escaping can be undone")
+            precondition(!cell.unicodeScalars.contains { ByteText.carriedByte($0) != nil }, "a cell is UTF-8")
+            precondition(unescapedCell(cell) == raw, "the escaping can be undone")
             var quoted: [UInt8] = []
             JSONValue.quote(label, into: &quoted)
             let writer = ByteWriter(capacity: 1)
             writer.appendQuoted(label)
             precondition(writer.takeText() == String(decoding: quoted, as: UTF8.self), "both JSON writers agree")
             let parsed = try? JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String
-            precondition(parsed == label, "JSON carries the exact label")
+            precondition(parsed == ByteText.replacingCarriedBytes(label), "JSON holds the text, U+FFFD for other bytes")
+            let object = JSONValue.object([("label", .string(label))]).rendered()
+            let members = try? JSONSerialization.jsonObject(with: Data(object.utf8)) as? [String: String]
+            let exact = members?["label_base64"].flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? Array(label.utf8)
+            precondition(exact == raw, "JSON carries the exact bytes")
         }
     }
 }
 
-/// `\xHH` back to the character, as a reader of the table would.
-func unescapedCell(_ cell: String) -> String {
+/// `\xHH` back to the byte, as a reader of the table would.
+func unescapedCell(_ cell: String) -> [UInt8] {
     var scalars = Array(cell.unicodeScalars)[...]
-    var out = String.UnicodeScalarView()
+    var out: [UInt8] = []
     while let scalar = scalars.popFirst() {
-        guard scalar == "\\", scalars.first == "x", let value = UInt32(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16),
-              let original = Unicode.Scalar(value) else { out.append(scalar); continue }
+        guard scalar == "\\", scalars.first == "x",
+              let value = UInt8(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16)
+        else { out.append(contentsOf: UTF8.encode(scalar)!); continue }
         scalars = scalars.dropFirst(3)
-        out.append(original)
+        out.append(value)
     }
-    return String(out)
+    return out
 }
 
 extension Character {

@@ -1,4 +1,7 @@
+// Scripts/fuzz compiles this file into one module together with CarveCore.
+#if canImport(CarveCore)
 import CarveCore
+#endif
 
 /// JSON rendered straight into UTF-8 bytes, for listings of thousands of objects:
 /// the same text as `rendered(level:)` (a test compares them), without growing a

@@ -1,4 +1,7 @@
+// Scripts/fuzz compiles this file into one module together with CarveCore.
+#if canImport(CarveCore)
 import CarveCore
+#endif
 
 /// Names whose bytes are not UTF-8 in JSON: the string itself shows U+FFFD for each
 /// such byte (JSON text must be UTF-8), and the member is followed by `KEY_base64`

@@ -1,4 +1,7 @@
+// Scripts/fuzz compiles this file into one module together with CarveCore.
+#if canImport(CarveCore)
 import CarveCore
+#endif
 
 /// JSON with object keys kept in the order they were written, so output reads
 /// like lsblk's and diffs stay stable. Strings are emitted exactly. JSON text must
