@@ -1,0 +1,229 @@
+import CarveCore
+import CarveLinux
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// A carve killed between deleting a snapper snapshot's subvolume and its
+/// `.snapshots/N`, with real snapper: the next run finishes exactly what the marker
+/// says, and nothing else.
+@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+struct SnapperInterruptedDeletionTests {
+    /// A snapper config of our own on the disk's `data` subvolume; afterwards it is
+    /// deleted and checked gone from /etc/snapper/configs and SNAPPER_CONFIGS.
+    func withSnapper(_ body: (DeletionDisk, String) throws -> Void) throws {
+        try withDeletionDisk { disk in
+            let config = "carvetest\(UInt32.random(in: 0..<UInt32.max))"
+            try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/data"])
+            defer { deleteConfig(config, disk) }
+            try body(disk, config)
+        }
+    }
+
+    func deleteConfig(_ config: String, _ disk: DeletionDisk) {
+        // The orphans this test made are ours to remove, so snapper's own clean-up sees none.
+        let snapshots = disk.mountpoint + "/data/.snapshots"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: snapshots)) ?? []
+        where !isSubvolume(snapshots + "/" + name + "/snapshot") {
+            try? FileManager.default.removeItem(atPath: snapshots + "/" + name)
+        }
+        let deleted = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"])
+        #expect(deleted?.status == 0, "snapper delete-config: \(deleted?.stderr ?? "did not run")")
+        let file = "/etc/snapper/configs/" + config
+        let listed = (try? String(contentsOfFile: "/etc/default/snapper", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("SNAPPER_CONFIGS=") }.map(String.init) ?? ""
+        #expect(!FileManager.default.fileExists(atPath: file), "\(file) is left")
+        #expect(!listed.contains(config), "SNAPPER_CONFIGS still lists \(config): \(listed)")
+    }
+
+    func create(_ config: String, count: Int) throws {
+        for index in 1...count { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "carve test \(index)"]) }
+    }
+
+    /// `snapper list` (number first, then date, description…), the reference for what snapper sees.
+    func snapperList(_ config: String) throws -> String {
+        try Shell.check([
+            "snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns", "number,type,date,user,cleanup,description,userdata",
+        ])
+    }
+
+    func isSubvolume(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && info.st_ino == 256
+    }
+
+    /// Every `.snapshots/N` as names and file contents (`snapshot` as "subvolume"): what
+    /// a run may change there, byte for byte.
+    func snapshotsTree(_ disk: DeletionDisk) throws -> [String: [String: String]] {
+        let snapshots = disk.mountpoint + "/data/.snapshots"
+        var tree: [String: [String: String]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: snapshots) {
+            var entries: [String: String] = [:]
+            for entry in try FileManager.default.contentsOfDirectory(atPath: snapshots + "/" + name) {
+                let path = snapshots + "/" + name + "/" + entry
+                entries[entry] = isSubvolume(path) ? "subvolume"
+                    : (try? String(contentsOfFile: path, encoding: .utf8)) ?? "unreadable"
+            }
+            tree[name] = entries
+        }
+        return tree
+    }
+
+    /// The real backend's view of one snapper snapshot, as a deletion run has it.
+    func snapperSnapshot(_ number: Int, _ config: String, on disk: DeletionDisk) throws -> (BtrfsSnapshotBackend, Subvolume, BtrfsFilesystem) {
+        let backend = BtrfsSnapshotBackend()
+        let filesystem = try backend.filesystem(containing: disk.mountpoint)
+        let listing = try backend.subvolumes(of: filesystem, sizes: .none)
+        let subvolume = try #require(listing.subvolumes.first { $0.metadata.config == config && $0.metadata.number == number })
+        return (backend, subvolume, filesystem)
+    }
+
+    /// The state a SIGKILL right after the subvolume's deletion leaves, made with the
+    /// primitives `SnapshotDeleter.delete` calls, in its order, stopping where the kill would.
+    func killAfterDeletingSubvolume(_ number: Int, _ config: String, on disk: DeletionDisk) throws {
+        let (backend, subvolume, filesystem) = try snapperSnapshot(number, config, on: disk)
+        #expect(try backend.markDeletion(of: subvolume, on: filesystem))
+        try backend.deleteSubvolume(subvolume, on: filesystem, recursive: false)
+    }
+
+    /// A SIGKILL after the marker, before the subvolume's deletion.
+    func killBeforeDeletingSubvolume(_ number: Int, _ config: String, on disk: DeletionDisk) throws {
+        let (backend, subvolume, filesystem) = try snapperSnapshot(number, config, on: disk)
+        #expect(try backend.markDeletion(of: subvolume, on: filesystem))
+    }
+
+    @Test func theNextRunFinishesTheMarkedDirectoryAndTouchesNothingElse() throws {
+        try withSnapper { disk, config in
+            try create(config, count: 6)
+            try disk.snapshot("other")
+            let snapshots = disk.mountpoint + "/data/.snapshots"
+            try killAfterDeletingSubvolume(2, config, on: disk)
+            try killBeforeDeletingSubvolume(3, config, on: disk)
+            // Left without its subvolume by someone else: not carve's to remove.
+            try Shell.check(["btrfs", "-q", "subvolume", "delete", snapshots + "/4/snapshot"])
+            let marker = try String(contentsOfFile: snapshots + "/2/.carve-deleting", encoding: .utf8)
+            #expect(marker.contains("is deleting subvolume"), "\(marker)")
+            #expect(!isSubvolume(snapshots + "/2/snapshot"))
+            #expect(FileManager.default.fileExists(atPath: snapshots + "/2/info.xml"))
+
+            let list = try snapperList(config)
+            let tree = try snapshotsTree(disk)
+            let subvolumes = try disk.subvolumes()
+
+            let dry = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--dry-run"])
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(dry.stderr.contains(
+                "carve: would finish removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"), "\(dry.stderr)")
+            #expect(dry.stderr.contains("carve: would remove the deletion marker of snapper snapshot \(config):3 (\(snapshots)/3)"))
+            #expect(!dry.stderr.contains("\(config):4"), "the unmarked directory is not carve's")
+            #expect(try snapshotsTree(disk) == tree, "a dry run changes nothing")
+            #expect(try disk.subvolumes() == subvolumes)
+
+            let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains(
+                "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"), "\(run.stderr)")
+            var expected = tree
+            expected["2"] = nil
+            expected["3"]?[".carve-deleting"] = nil
+            #expect(try snapshotsTree(disk) == expected, "only 2/ and 3's marker are gone")
+            #expect(try disk.subvolumes() == subvolumes.filter { $0 != "snaps/other" })
+            #expect(try snapperList(config) == list, "snapper sees the same snapshots")
+
+            let again = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "plain", "--all", "--yes"])
+            #expect(!again.stderr.contains("interrupted run"), "nothing is left to finish: \(again.stderr)")
+            #expect(try snapshotsTree(disk) == expected)
+        }
+    }
+
+    @Test func aRunWithNothingToDeleteStillFinishesIt() throws {
+        try withSnapper { disk, config in
+            try create(config, count: 3)
+            try killAfterDeletingSubvolume(3, config, on: disk)
+            let list = try snapperList(config)
+            let run = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--older-than", "1000d", "--yes", "--json",
+            ])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("\(config):3"), "\(run.stderr)")
+            #expect(DeletionDisk.ids(try DeletionDisk.json(run)["deleted"]).isEmpty)
+            #expect(try snapshotsTree(disk).keys.sorted() == ["1", "2"])
+            #expect(try snapperList(config) == list)
+        }
+    }
+
+    /// The real binary, SIGKILLed by strace on entering its first (or `when`-th)
+    /// unlinkat: in a clean run that is the metadata removal's first file, after the
+    /// subvolume's deletion, so the kill lands exactly in the window.
+    func carveKilledAtUnlink(_ when: Int, _ arguments: [String], _ disk: DeletionDisk) throws -> Shell.Result {
+        try Shell.run(
+            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e", "inject=unlinkat:signal=KILL:when=\(when)",
+             CarveBinary.path] + arguments,
+            environment: ["CARVE_LOCK_FILE": disk.lockFile])
+    }
+
+    @Test(.enabled(if: Shell.has("strace"), "needs strace to place the SIGKILL"))
+    func aSIGKILLInTheWindowAndOneInTheNextRunsFinishingAreBothFinished() throws {
+        try withSnapper { disk, config in
+            try create(config, count: 5)
+            let snapshots = disk.mountpoint + "/data/.snapshots"
+            try Shell.check(["btrfs", "-q", "subvolume", "delete", snapshots + "/5/snapshot"])
+            let original = try snapshotsTree(disk)
+            let listed = try snapperList(config)
+
+            let killed = try carveKilledAtUnlink(1, ["snapshots", "delete", "\(config):2", "--yes"], disk)
+            #expect(killed.status == SIGKILL, "\(killed.status): \(killed.stderr)")
+            var expected = original
+            expected["2"]?["snapshot"] = nil
+            let marker = try #require(try snapshotsTree(disk)["2"]?[".carve-deleting"], "no marker in 2/")
+            expected["2"]?[".carve-deleting"] = marker
+            #expect(try snapshotsTree(disk) == expected, "2/ keeps info.xml and the marker, its subvolume is gone")
+            let withoutTwo = listed.split(separator: "\n").filter { !$0.hasPrefix("2,") }
+            #expect(try snapperList(config).split(separator: "\n") == withoutTwo, "snapper no longer lists 2")
+
+            // The next run is killed while finishing 2/, between its info.xml and its marker.
+            let again = try carveKilledAtUnlink(2, ["snapshots", "delete", "\(config):4", "--yes"], disk)
+            #expect(again.status == SIGKILL, "\(again.status): \(again.stderr)")
+            expected["2"] = [".carve-deleting": marker]
+            #expect(try snapshotsTree(disk) == expected, "only the marker is left in 2/; 4 was not reached")
+
+            let last = try disk.carve(["snapshots", "delete", "\(config):4", "--yes"])
+            #expect(last.status == 0, "\(last.stderr)")
+            #expect(last.stderr.contains(
+                "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"),
+                "\(last.stderr)")
+            expected["2"] = nil
+            expected["4"] = nil
+            #expect(try snapshotsTree(disk) == expected, "2/ and 4/ are gone, 5/ (no marker) and the others are as they were")
+            #expect(try snapperList(config).split(separator: "\n") == withoutTwo.filter { !$0.hasPrefix("4,") })
+        }
+    }
+
+    /// Real SIGKILLs at random points of a snapper bulk delete: after each, no
+    /// `.snapshots/N` holds info.xml without either its subvolume or the marker,
+    /// and the last run leaves snapper with nothing and `.snapshots` empty.
+    @Test func killedAgainAndAgainNothingIsLeftHalfDone() throws {
+        try withSnapper { disk, config in
+            try create(config, count: 40)
+            let snapshots = disk.mountpoint + "/data/.snapshots"
+            let arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--all", "--yes"]
+            for round in 1...4 {
+                let run = try disk.startCarve(arguments, afterDeletions: 2).run
+                kill(run.processIdentifier, SIGKILL)
+                run.waitUntilExit()
+                #expect(run.terminationReason == .uncaughtSignal, "round \(round): the run ended before it was killed")
+                let left = try snapperList(config).split(separator: "\n").count - 2
+                #expect(left > 0 && left <= 40 - 2 * round, "round \(round): \(left) snapper snapshots left")
+                for (name, entries) in try snapshotsTree(disk) where entries["snapshot"] == nil {
+                    #expect(entries["info.xml"] == nil || entries[".carve-deleting"] != nil,
+                            "round \(round): \(name)/ has info.xml, no subvolume and no marker: \(entries.keys.sorted())")
+                }
+            }
+            let last = try disk.carve(arguments)
+            #expect(last.status == 0, "\(last.stderr)")
+            #expect(try snapperList(config).split(separator: "\n").count == 2, "only the header and 0 are left")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: snapshots).isEmpty)
+            #expect(try disk.subvolumes() == ["data", "data/.snapshots"])
+        }
+    }
+}
