@@ -137,11 +137,12 @@ import Testing
         #expect(result.stdout == "")
     }
 
-    @Test func aPathOnAnotherFilesystemIsARuntimeError() {
+    /// Bad input, exit 64, as delete and thin say for the same path.
+    @Test func aPathOnAnotherFilesystemIsBadInput() {
         let backend = Self.backend()
         backend.setForeign("/home", error: RuntimeError("/home is on ext4: it has no btrfs snapshots"))
         let result = list(["/home"], backend: backend)
-        #expect(result.status == 1)
+        #expect(result.status == 64)
         #expect(result.stderr == "carve: /home is on ext4: it has no btrfs snapshots\n")
     }
 

@@ -132,7 +132,7 @@ struct SnapshotsListCommand: ParsableCommand {
         guard !paths.isEmpty else { return try backend.mountedFilesystems() }
         var found: [BtrfsFilesystem] = []
         for path in paths {
-            let filesystem = try backend.filesystem(containing: path)
+            let filesystem = try backend.filesystem(named: path)
             if !found.contains(where: { $0.uuid == filesystem.uuid }) { found.append(filesystem) }
         }
         return found

@@ -118,12 +118,7 @@ enum Scope {
             }
         } else {
             for path in paths {
-                let filesystem: BtrfsFilesystem
-                do {
-                    filesystem = try backend.filesystem(containing: SnapshotResolver.absolute(path))
-                } catch let error as RuntimeError {
-                    throw UsageError(error.message)
-                }
+                let filesystem = try backend.filesystem(named: SnapshotResolver.absolute(path))
                 if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
             }
         }

@@ -132,6 +132,16 @@ public struct SnapshotResolver: Sendable {
 }
 
 extension SnapshotBackend {
+    /// The btrfs filesystem holding a path the user named. A path on another
+    /// filesystem is bad input (exit 64), in every command alike.
+    public func filesystem(named path: String) throws -> BtrfsFilesystem {
+        do {
+            return try filesystem(containing: path)
+        } catch let error as RuntimeError {
+            throw UsageError(error.message)
+        }
+    }
+
     /// Through Foundation, for fakes: it cannot name bytes that are not UTF-8, which
     /// the real backend's realpath(3) does.
     public func resolvedPath(_ path: String) -> String? {
