@@ -81,6 +81,10 @@ public struct BlockDevice: Sendable, Hashable, Codable {
     /// For a device-mapper device: its name (sysfs `dm/name`), which lsblk shows as NAME
     /// and under /dev/mapper; nil otherwise.
     public var mapperName: String? = nil
+    /// The TYPE lsblk shows when it says more than `kind` (an md array's RAID level).
+    public var typeName: String? = nil
+    /// lsblk's TYPE column.
+    public var type: String { typeName ?? kind.rawValue }
     /// The name lsblk's NAME column shows: the mapper name of a dm device, else the kernel name.
     public var displayName: String { mapperName ?? name }
 

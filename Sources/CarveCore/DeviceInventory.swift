@@ -163,6 +163,8 @@ extension BlockDevice {
             properties: DeviceProperties(partNumber: sysfs.partitionNumber, model: sysfs.model, serial: sysfs.serial)
         )
         mapperName = sysfs.dmName
+        let shown = kind.typeName(dmUUID: sysfs.dmUUID, mdLevel: sysfs.mdLevel)
+        typeName = shown == kind.rawValue ? nil : shown
         // udev's /dev/dm-N is a real node, but lsblk names dm devices by their mapper path.
         if let dmName = sysfs.dmName, entry.node == nil || entry.node == "/dev/\(entry.name)" {
             path = "/dev/mapper/\(dmName)"

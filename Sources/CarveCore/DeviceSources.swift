@@ -60,6 +60,8 @@ public struct SysfsDevice: Sendable, Hashable {
     public var dmUUID: String?
     /// For device-mapper devices: `dm/name`, e.g. "cryptroot".
     public var dmName: String? = nil
+    /// For md arrays: `md/level`, e.g. "raid1", which lsblk shows as TYPE.
+    public var mdLevel: String? = nil
     /// Hardware identification sysfs knows without udev (`device/model`, `device/serial`).
     public var model: String?
     public var serial: String?
@@ -109,6 +111,23 @@ extension DeviceKind {
             return .dm
         }
         return .disk
+    }
+
+    /// The TYPE text lsblk shows, where it says more than the kind: an md array's
+    /// RAID level ("raid1"; "md" when sysfs has none) and a device-mapper device's
+    /// owner, the prefix of its DM UUID ("mpath", "part" for kpartx's partN-).
+    public func typeName(dmUUID: String?, mdLevel: String?) -> String {
+        switch self {
+        case .raid:
+            let level = (mdLevel ?? "").lowercased()
+            return level.isEmpty ? "md" : level
+        case .crypt, .lvm, .dm:
+            guard let prefix = dmUUID?.split(separator: "-", omittingEmptySubsequences: false).first, !prefix.isEmpty
+            else { return rawValue }
+            return prefix.lowercased().hasPrefix("part") ? "part" : prefix.lowercased()
+        default:
+            return rawValue
+        }
     }
 }
 

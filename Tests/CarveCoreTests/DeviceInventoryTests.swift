@@ -215,4 +215,25 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
     func classifiesKinds(name: String, isPartition: Bool, dmUUID: String?, kind: DeviceKind) {
         #expect(DeviceKind.classify(name: name, isPartition: isPartition, dmUUID: dmUUID) == kind)
     }
+
+    /// TYPE as lsblk words it: the md level, the DM UUID's owner (kpartx's partN- as part).
+    @Test(arguments: [
+        (DeviceKind.raid, nil, "raid1", "raid1"), (.raid, nil, "RAID10", "raid10"), (.raid, nil, "linear", "linear"),
+        (.raid, nil, nil, "md"), (.raid, nil, "", "md"), (.crypt, "CRYPT-LUKS2-abc", nil, "crypt"), (.lvm, "LVM-xyz", nil, "lvm"),
+        (.dm, "mpath-3600", nil, "mpath"), (.dm, "part1-mpath-3600", nil, "part"), (.dm, "DMRAID-x", nil, "dmraid"),
+        (.dm, nil, nil, "dm"), (.dm, "", nil, "dm"), (.disk, nil, "raid1", "disk"), (.loop, nil, nil, "loop"),
+    ] as [(DeviceKind, String?, String?, String)])
+    func typeIsWhatLsblkShows(kind: DeviceKind, dmUUID: String?, mdLevel: String?, type: String) {
+        #expect(kind.typeName(dmUUID: dmUUID, mdLevel: mdLevel) == type)
+    }
+
+    @Test func anMdArrayShowsItsLevelAsType() throws {
+        var attributes = disk
+        attributes["md0"] = SysfsDevice(number: DeviceNumber(major: 9, minor: 0), size: 1 << 20, slaves: ["sda2"])
+        attributes["md0"]?.mdLevel = "raid1"
+        let devices = try inventory(["sda", "sda2", "md0"], attributes, []).collect().devices
+        let md = try #require(devices.first { $0.name == "md0" })
+        #expect(md.kind == .raid && md.type == "raid1")
+        #expect(devices.first { $0.name == "sda" }?.type == "disk")
+    }
 }

@@ -69,6 +69,23 @@ import CarveTestSupport
         #expect(DeviceKind.classify(name: "dm-0", isPartition: false, dmUUID: dm.dmUUID) == .crypt)
     }
 
+    /// lsblk shows an md array's TYPE as its level (lsblk-cmd get_type reads md/level).
+    @Test func readsAnMdArraysLevel() throws {
+        let root = try tree([
+            "sys/class/block/md0/dev": "9:0", "sys/class/block/md0/size": "2048", "sys/class/block/md0/md/level": "raid1\n",
+            "sys/class/block/md0/slaves/sda": "", "sys/class/block/md0/slaves/sdb": "",
+            "sys/class/block/md1/dev": "9:1", "sys/class/block/md1/size": "0",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = SysfsTree(root: root)
+        let md0 = try #require(try sysfs.attributes(of: "md0"))
+        #expect(md0.mdLevel == "raid1" && md0.slaves == ["sda", "sdb"])
+        #expect(DeviceKind.raid.typeName(dmUUID: nil, mdLevel: md0.mdLevel) == "raid1")
+        // An array being assembled has no md/ yet: lsblk says "md".
+        let md1 = try #require(try sysfs.attributes(of: "md1"))
+        #expect(md1.mdLevel == nil && DeviceKind.raid.typeName(dmUUID: nil, mdLevel: nil) == "md")
+    }
+
     @Test(arguments: ["", "8", "8:", ":1", "a:b", "8:1:2", "-1:0"])
     func malformedDevAttributeMeansNoDevice(dev: String) throws {
         let root = try tree(["sys/class/block/odd/dev": dev, "sys/class/block/odd/size": "8"])

@@ -35,6 +35,7 @@ public struct SysfsTree: DeviceAttributeSource {
             serial: read(disk, "device/serial")
         )
         device.partitionNumber = isPartition ? read(link, "partition").flatMap { Int($0) } : nil
+        device.mdLevel = read(link, "md/level")
         return device
     }
 
