@@ -16,10 +16,17 @@ public enum ByteText {
     /// The text for `bytes`. Valid UTF-8 without the reserved scalars (every name
     /// in practice) is decoded as it is; anything else takes the byte-by-byte path.
     public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        // All reserved scalars start with 0xF4, so a name without that byte needs
-        // only UTF-8 validation.
-        if !bytes.contains(0xF4), let text = String(validating: bytes, as: UTF8.self) { return text }
-        let source = Array(bytes)
+        if let decoded = bytes.withContiguousStorageIfAvailable(decodedIfPlain), let text = decoded { return text }
+        return decodedByteByByte(Array(bytes))
+    }
+
+    /// The same for a buffer, without generic dispatch: the listing decodes every
+    /// subvolume name from a kernel buffer.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> String {
+        decodedIfPlain(bytes.assumingMemoryBound(to: UInt8.self)) ?? decodedByteByByte(Array(bytes))
+    }
+
+    private static func decodedByteByByte(_ source: [UInt8]) -> String {
         var scalars = String.UnicodeScalarView()
         var index = 0
         while index < source.count {
@@ -50,6 +57,29 @@ public enum ByteText {
         return decode(UnsafeRawBufferPointer(start: cString, count: length))
     }
 
+    /// `bytes` as text when they are valid UTF-8 without a reserved scalar, else nil.
+    /// The listing decodes every subvolume name here, so the usual ASCII name costs
+    /// one pass eight bytes at a time and the stdlib's specialised decoder.
+    private static func decodedIfPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let raw = UnsafeRawBufferPointer(bytes)
+        if isASCII(raw) { return String(decoding: bytes, as: UTF8.self) }
+        // All reserved scalars start with 0xF4.
+        guard !containsLeadByte(raw) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding repairs invalid input with U+FFFD: only valid input comes back byte for byte.
+        let unrepaired = text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
+        return unrepaired ? text : nil
+    }
+
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            offset += 8
+        }
+        return !bytes[offset...].contains { $0 >= 0x80 }
+    }
+
     /// The original bytes of `text`.
     public static func bytes(of text: String) -> [UInt8] {
         guard carriesBytes(text) else { return Array(text.utf8) }
@@ -63,7 +93,23 @@ public enum ByteText {
 
     /// True when `text` holds a byte that is not UTF-8, so its UTF-8 is not its bytes.
     public static func carriesBytes(_ text: String) -> Bool {
-        text.utf8.contains(0xF4) && text.unicodeScalars.contains { $0.value >= firstCarried }
+        // Every listed name and every output chunk passes here: look for the lead
+        // byte eight bytes at a time before looking at scalars.
+        let lead = text.utf8.withContiguousStorageIfAvailable { containsLeadByte(UnsafeRawBufferPointer($0)) }
+            ?? text.utf8.contains(0xF4)
+        return lead && text.unicodeScalars.contains { $0.value >= firstCarried }
+    }
+
+    /// True when a byte is 0xF4, the lead byte of every carried scalar (SWAR zero-byte test).
+    static func containsLeadByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080, leads: UInt64 = 0xF4F4_F4F4_F4F4_F4F4
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ leads
+            if (word &- ones) & ~word & highs != 0 { return true }
+            offset += 8
+        }
+        return bytes[offset...].contains(0xF4)
     }
 
     /// The byte a reserved scalar stands for, or nil for an ordinary scalar.

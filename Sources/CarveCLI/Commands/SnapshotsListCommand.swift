@@ -99,21 +99,31 @@ struct SnapshotsListCommand: ParsableCommand {
         var object: [UInt8] = []
         for (index, row) in rows.enumerated() {
             chunk.append("      ")
-            if row.carriesBytes {
-                object.removeAll(keepingCapacity: true)
-                SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &object, level: 2)
-                chunk.append(object)
-            } else if let fast {
-                fast.append(row, to: chunk)
-            } else {
-                object.removeAll(keepingCapacity: true)
-                layout.append(to: &object, level: 2) { columns[$0].json(row) }
-                chunk.append(object)
-            }
+            append(row, columns: columns, to: chunk, fast: fast, layout: layout, scratch: &object)
             chunk.append(index < rows.count - 1 ? ",\n" : "\n")
             if chunk.count > 1 << 16 { out.write(chunk.takeText()) }
         }
         out.write(chunk.takeText() + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
+    }
+
+    /// One snapshot object: by the fast writer when it knows the columns, else by the
+    /// shared layout; a row with a name that is not UTF-8 by the general writer, the
+    /// one that adds `KEY_base64` members.
+    private func append(_ row: SnapshotRow, columns: [Column<SnapshotRow>], to chunk: ByteWriter,
+                        fast: SnapshotJSONWriter?, layout: JSONObjectLayout, scratch: inout [UInt8]) {
+        scratch.removeAll(keepingCapacity: true)
+        if let fast {
+            let start = chunk.count
+            fast.append(row, to: chunk)
+            guard chunk.replacedCarriedBytes else { return }
+            chunk.truncate(to: start)
+            chunk.replacedCarriedBytes = false
+        } else if !row.carriesBytes {
+            layout.append(to: &scratch, level: 2) { columns[$0].json(row) }
+            return chunk.append(scratch)
+        }
+        SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &scratch, level: 2)
+        chunk.append(scratch)
     }
 
     func sizeMode(_ services: Services) throws -> SizeMode {

@@ -1,3 +1,7 @@
+// Scripts/fuzz compiles this file into one module together with CarveCore.
+#if canImport(CarveCore)
+import CarveCore
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +13,9 @@ final class ByteWriter {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
+    /// Set when a quoted string held bytes that are not UTF-8 (written as U+FFFD):
+    /// the caller then rewrites that object with its `KEY_base64` members.
+    var replacedCarriedBytes = false
 
     init(capacity: Int = 1 << 17) {
         self.capacity = max(capacity, 64)
@@ -48,6 +55,7 @@ final class ByteWriter {
             return true
         }
         guard copied != true else { return }
+        if ByteText.carriesBytes(string) { replacedCarriedBytes = true }
         var escaped: [UInt8] = []
         JSONValue.quote(string, into: &escaped)
         append(escaped)
@@ -70,6 +78,12 @@ final class ByteWriter {
         }
         for byte in bytes[offset...] where JSONValue.needsEscape(byte) { return true }
         return false
+    }
+
+    /// Drops what was written after the first `count` bytes.
+    func truncate(to count: Int) {
+        precondition(count <= self.count)
+        self.count = count
     }
 
     func appendDecimal(_ value: UInt64) {

@@ -4,6 +4,8 @@ import CarveCore
 /// written straight into bytes. Going through a JSONValue per column made ten thousand
 /// snapshots cost several times what `btrfs subvolume list` takes; this prints the same
 /// text as `SnapshotColumns.snapshotJSON` (a test compares them on every kind of row).
+/// A row with a name that is not UTF-8 sets the writer's `replacedCarriedBytes`, and
+/// the caller writes it again through the general writer, which adds `KEY_base64`.
 struct SnapshotJSONWriter {
     /// The keys in the order this writer writes them: `SnapshotColumns.all`'s order.
     static let keys = [
@@ -73,6 +75,7 @@ struct SnapshotJSONWriter {
     /// Lists are rare and short: the general writer lays them out.
     private func strings(_ values: [String], _ out: ByteWriter) {
         guard !values.isEmpty else { return out.append("[]") }
+        if values.contains(where: ByteText.carriesBytes) { out.replacedCarriedBytes = true }
         var bytes: [UInt8] = []
         JSONValue.array(values.map(JSONValue.string)).append(to: &bytes, level: level + 1)
         out.append(bytes)

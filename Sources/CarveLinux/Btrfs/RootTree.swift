@@ -205,7 +205,7 @@ enum InodeLookup {
                     call: "ioctl(BTRFS_IOC_INO_LOOKUP)", errno: errno)
             }
             let name = UnsafeRawBufferPointer(rebasing: buffer[Int(carve_ino_lookup_name_offset.rawValue)...])
-            return ByteText.decode(name.prefix(while: { $0 != 0 }))
+            return ByteText.decode(UnsafeRawBufferPointer(rebasing: name.prefix(while: { $0 != 0 })))
         }
     }
 }
