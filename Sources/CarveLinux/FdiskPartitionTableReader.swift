@@ -26,7 +26,7 @@ final class FdiskContext {
         }
         // deinit runs even when this init throws below, and releases the context.
         self.context = context
-        let status = fdisk_assign_device(context, path, 1)
+        let status = ByteText.withCString(path) { fdisk_assign_device(context, $0, 1) }
         guard status >= 0 else {
             throw SystemCallError("cannot open \(path) to read its partition table", call: "fdisk_assign_device", errno: -status)
         }

@@ -10,7 +10,7 @@ final class BlkidProbe {
 
     /// Opens `path` read-only (libblkid never writes during a probe).
     init(path: String) throws(SystemCallError) {
-        guard let handle = blkid_new_probe_from_filename(path) else {
+        guard let handle = ByteText.withCString(path, { blkid_new_probe_from_filename($0) }) else {
             throw SystemCallError("cannot probe \(path)", call: "blkid_new_probe_from_filename", errno: errno)
         }
         self.handle = handle
