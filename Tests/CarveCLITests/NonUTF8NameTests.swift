@@ -83,6 +83,12 @@ import Testing
         #expect(left == [256, 300, 302])
     }
 
+    @Test func aGlobWithSuchABytePicksOnlyTheNamesHoldingIt() {
+        let result = list(["--match", "*" + ByteText.decode([0xFE]), "--output", "ID"])
+        #expect(result.status == 0)
+        #expect(result.stdout == " ID\n301\n")
+    }
+
     @Test func base64IsRFC4648() {
         for length in 0..<8 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: 0xF9 &+ $0 &* 37) }
