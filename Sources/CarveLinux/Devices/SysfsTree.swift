@@ -67,7 +67,8 @@ public struct SysfsTree: DeviceAttributeSource {
             guard got > 0 else { return nil }
             total += got
         }
-        let text = String(decoding: bytes[..<total], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Vendor strings (device/model) are not always UTF-8: keep their bytes.
+        let text = ByteText.decode(bytes[..<total]).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
 

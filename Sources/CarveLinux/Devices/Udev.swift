@@ -28,8 +28,8 @@ final class UdevDevice {
     init(_ handle: OpaquePointer) { self.handle = handle }
     deinit { udev_device_unref(handle) }
 
-    var name: String? { udev_device_get_sysname(handle).map { String(cString: $0) } }
-    var node: String? { udev_device_get_devnode(handle).map { String(cString: $0) } }
+    var name: String? { udev_device_get_sysname(handle).map { ByteText.decode(cString: $0) } }
+    var node: String? { udev_device_get_devnode(handle).map { ByteText.decode(cString: $0) } }
 
     /// True once udevd has processed the device and written its database record.
     var isInitialized: Bool { udev_device_get_is_initialized(handle) > 0 }
@@ -70,7 +70,7 @@ final class UdevEnumeration {
         var paths: [String] = []
         var entry = udev_enumerate_get_list_entry(handle)
         while let current = entry {
-            if let name = udev_list_entry_get_name(current) { paths.append(String(cString: name)) }
+            if let name = udev_list_entry_get_name(current) { paths.append(ByteText.decode(cString: name)) }
             entry = udev_list_entry_get_next(current)
         }
         return paths
