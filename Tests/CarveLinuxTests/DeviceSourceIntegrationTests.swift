@@ -160,6 +160,32 @@ struct DeviceSourceIntegrationTests {
         }
     }
 
+    /// A label is bytes: one that is not UTF-8 is `\xHH` in the table and comes back
+    /// exactly from `label_base64`, as `blkid -p` reads it, from libblkid's probe and
+    /// from udev's ID_FS_LABEL_ENC alike.
+    @Test func aLabelThatIsNotUTF8IsExactWithAndWithoutUdevd() throws {
+        let disk = try LoopDisk(size: "64M")
+        defer { disk.cleanup() }
+        try Shell.check(["sh", "-c", "mkfs.ext4 -q -L \"caf$(printf '\\351')\" \"$0\"", disk.device])
+        let expected = Data(Array("caf".utf8) + [0xE9])
+        let reference = try Shell.check(["sh", "-c", "blkid -p -s LABEL -o value \"$0\" | head -c -1 | base64 -w0", disk.device])
+        #expect(Data(base64Encoded: reference) == expected, "blkid -p reads the label's bytes")
+        func expectExact(_ situation: String) throws {
+            let json = try Reference.flattenedJSON(Shell.check([CarveBinary.path, "devices", "--json", "-o", "NAME,LABEL", disk.device]))
+            let ours = json[name(disk.device)]
+            #expect(ours?["label"] as? String == "caf\u{FFFD}", "\(situation)")
+            #expect(ours?["label_base64"] as? String == expected.base64EncodedString(), "\(situation)")
+            let table = try Shell.check([CarveBinary.path, "devices", "-o", "NAME,LABEL", disk.device])
+            #expect(table.contains(" caf\\xe9\n"), "\(situation): \(table)")
+        }
+        try expectExact(UdevDaemon.isRunning() ? "with a udevd already running" : "without udevd")
+        let startedByUs = try Udevd.start()
+        defer { Udevd.stop(startedByUs: startedByUs) }
+        try Shell.check(["udevadm", "trigger", "--action=change", "--settle", disk.device])
+        Udevd.settle()
+        try expectExact("with udevd")
+    }
+
     /// `carve devices --json` for the nodes, flattened by name.
     func carveDevices(_ nodes: [String], columns: [String] = columns) throws -> [String: [String: Any]] {
         let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", columns.joined(separator: ",")] + nodes)
