@@ -89,6 +89,15 @@ import Testing
         #expect(result.stdout == " ID\n301\n")
     }
 
+    /// The one-line error rule holds whatever the name: it is escaped as in a table.
+    @Test func anErrorNamingAnOddPathStaysOneLine() {
+        let result = runCarve(["snapshots", "delete", "--yes", "/mnt/new\nline" + ByteText.decode([0xFF])]) { captured in
+            Services(devices: FakeDeviceSource(), snapshots: Self.backend(), clock: FixedClock(), output: captured, isRoot: true)
+        }
+        #expect(result.status == 64)
+        #expect(result.stderr == "carve: /mnt/new\\x0aline\\xff: no such file or directory\n")
+    }
+
     @Test func base64IsRFC4648() {
         for length in 0..<8 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: 0xF9 &+ $0 &* 37) }

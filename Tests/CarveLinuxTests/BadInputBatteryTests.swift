@@ -53,8 +53,8 @@ struct BadInputBatteryTests {
             Case(list + ["--output", "NAME,NOPE"], 64, "'NOPE'", "unknown column"),
             Case(list + ["--match", "["], 64, "'['"),
             Case(["snapshots", "list", missing], 64, missing, "no such file"),
-            Case(["snapshots", "list", file], 1, file, "no btrfs snapshots"),
-            Case(["snapshots", "list", "/proc"], 1, "/proc", "no btrfs snapshots"),
+            Case(["snapshots", "list", file], 64, file, "no btrfs snapshots"),
+            Case(["snapshots", "list", "/proc"], 64, "/proc", "no btrfs snapshots"),
             Case(list + ["--bogus"], 64, "'--bogus'"),
             // delete: names, ids, configs, ranges, confirmation
             Case(["snapshots", "delete", "--yes"], 64, "no snapshots named"),

@@ -13,7 +13,8 @@ public enum CarveMain {
         } catch let exit as CommandExit {
             return exit.status.rawValue
         } catch let error as any ReportableError {
-            output.writeError("carve: \(error.message)\n")
+            // A name in the message is escaped as tables escape it: the error stays one line.
+            output.writeError("carve: \(escapedForTable(error.message))\n")
             return error.exitStatus.rawValue
         } catch {
             return reportParserError(error, output: output)
@@ -32,7 +33,7 @@ public enum CarveMain {
         if code == .validationFailure {
             let first = message.split(separator: "\n").first.map(String.init) ?? message
             let text = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
-            output.writeError("carve: \(text)\n")
+            output.writeError("carve: \(escapedForTable(text))\n")
             output.writeError("Try 'carve --help' for more information.\n")
             return ExitStatus.usage.rawValue
         }

@@ -45,10 +45,10 @@ public struct Services: Sendable {
 extension OutputSink {
     /// Writes a line to stdout.
     public func line(_ text: String) { write(text + "\n") }
-    /// Writes `carve: warning: …` to stderr.
-    public func warn(_ text: String) { writeError("carve: warning: \(text)\n") }
+    /// Writes `carve: warning: …` to stderr, one line whatever names it holds.
+    public func warn(_ text: String) { writeError("carve: warning: \(escapedForTable(text))\n") }
     /// Writes a note to stderr, e.g. why sizes are missing.
-    public func note(_ text: String) { writeError("carve: \(text)\n") }
+    public func note(_ text: String) { writeError("carve: \(escapedForTable(text))\n") }
 }
 
 /// A command's result when it is not plain success: the command has already
