@@ -66,6 +66,16 @@ import Testing
         #expect(harness.backend.snapperDirectories.marked == ["/mnt/.snapshots/5"])
     }
 
+    @Test func aLockThatCannotBeTakenIsAWarningForARunWithNothingToDelete() throws {
+        let harness = harness()
+        try FileManager.default.createDirectory(atPath: harness.lockPath, withIntermediateDirectories: false)
+        let result = harness.run(["delete", "--manager", "plain", "--older-than", "1000d", "--yes"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stderr.split(separator: "\n").first { $0.hasPrefix("carve: warning: ") }.map(String.init) ?? ""
+        #expect(line.contains(harness.lockPath) && line.hasSuffix(": what interrupted runs left is finished by a later run"), "\(result.stderr)")
+        #expect(harness.backend.snapperDirectories.marked == ["/mnt/.snapshots/5"])
+    }
+
     @Test func thinFinishesItToo() {
         let harness = harness()
         let result = harness.run(["thin", "/mnt", "--free", "5M", "--yes"])

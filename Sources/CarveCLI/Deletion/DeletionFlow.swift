@@ -66,8 +66,12 @@ struct DeletionFlow {
             for line in found.lines { output.note(line) }
             return
         }
-        guard let holder = try? deletion.lock.acquire(timeout: options.lockTimeout) else {
-            output.note("another carve holds the lock: what interrupted runs left is finished by a later run")
+        let holder: any LockHolder
+        do {
+            holder = try deletion.lock.acquire(timeout: options.lockTimeout)
+        } catch {
+            let why = error is LockedError ? "another carve holds the lock" : "warning: \(InterruptedDeletionSweep.reason(error))"
+            output.note("\(why): what interrupted runs left is finished by a later run")
             return
         }
         defer { holder.release() }

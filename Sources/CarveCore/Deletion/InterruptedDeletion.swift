@@ -141,7 +141,8 @@ public struct InterruptedDeletionSweep: Sendable {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
+    /// An error's message without the type's decoration.
+    public static func reason(_ error: any Error) -> String {
         (error as? any ReportableError)?.message ?? "\(error)"
     }
 }
