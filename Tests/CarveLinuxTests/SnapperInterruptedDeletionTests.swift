@@ -227,3 +227,49 @@ struct SnapperInterruptedDeletionTests {
         }
     }
 }
+
+/// What the sweep must never take for a marked directory of carve's, in a snapper
+/// layout that no config names (found through the snapshot listed in it).
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct InterruptedDeletionHostileTests {
+    @Test func onlyARealMarkerWithNoSnapshotIsFinished() throws {
+        try withDeletionDisk { disk in
+            let layout = disk.mountpoint + "/x/.snapshots"
+            let outside = disk.disk.directory + "/outside"
+            try disk.snapshot("other")
+            // A snapper-layout snapshot, so the listing shows this .snapshots.
+            try Shell.check(["python3", "-c", """
+                import os, sys
+                layout, outside = sys.argv[1], sys.argv[2]
+                def tree(base, files):
+                    for name, text in files.items():
+                        os.makedirs(os.path.dirname(os.path.join(base, name)), exist_ok=True)
+                        if text is None: os.makedirs(os.path.join(base, name), exist_ok=True)
+                        else: open(os.path.join(base, name), "w").write(text)
+                os.makedirs(layout + "/1")
+                tree(outside + "/7", {".carve-deleting": "x", "info.xml": "<snapshot/>"})
+                os.symlink(outside + "/7", layout + "/7")
+                tree(layout + "/8", {".carve-deleting": "x", "info.xml": "<snapshot/>", "snapshot/file": "kept"})
+                tree(layout + "/9", {".carve-deleting": None, "info.xml": "<snapshot/>"})
+                tree(layout + "/10", {".carve-deleting": "x", "info.xml": "<snapshot/>", "filelist-9.txt": "f"})
+                os.makedirs(os.fsencode(layout) + b"/1\\xff")
+                open(os.fsencode(layout) + b"/1\\xff/.carve-deleting", "w").write("x")
+                os.makedirs(layout + "/11")
+                open(layout + "/11/info.xml", "w").write("<snapshot/>")
+                """, layout, outside])
+            try Shell.check(["btrfs", "-q", "subvolume", "snapshot", "-r", disk.mountpoint + "/data", layout + "/1/snapshot"])
+            let before = try Shell.check(["find", layout, outside, "-printf", "%p %y\\n"])
+
+            let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains(
+                "carve: finished removing the metadata of snapper snapshot \(layout)/10 left by an interrupted run"), "\(run.stderr)")
+            #expect(run.stderr.contains("carve: removed the deletion marker of snapper snapshot \(layout)/8"), "\(run.stderr)")
+            let expected = before.split(separator: "\n").filter {
+                !$0.hasPrefix("\(layout)/10") && !$0.hasPrefix("\(layout)/8/.carve-deleting f")
+            }
+            #expect(try Shell.check(["find", layout, outside, "-printf", "%p %y\\n"]).split(separator: "\n") == expected,
+                    "only 10/ and 8's marker are gone: the symlink, its target, 9's directory named like the marker, the non-UTF-8 name and the unmarked 11 stay")
+        }
+    }
+}
