@@ -69,6 +69,9 @@ public struct ManagerMetadata: Sendable, Hashable, Codable {
     public var metadataPath: String?
     /// Why the manager's metadata could not be read, when it could not.
     public var warning: String?
+    /// snapper: its config's UNIQUE_NUMBERS="yes", so the directory of the highest
+    /// number is kept, emptied, as snapper keeps it, and that number is never given again.
+    public var uniqueNumbers = false
 
     public init(
         manager: SnapshotManager, config: String? = nil, number: Int? = nil, name: String? = nil,

@@ -91,6 +91,15 @@ import Testing
         #expect(try SnapperConfig.parseAssignments(text)["TIMELINE_CREATE"] == "yes")
     }
 
+    /// Only "yes" turns UNIQUE_NUMBERS on, as snapper reads booleans; a config without
+    /// the key comes from a snapper before 0.13.1, which reuses numbers.
+    @Test(arguments: [("UNIQUE_NUMBERS=\"yes\"", true), ("UNIQUE_NUMBERS=yes", true), ("UNIQUE_NUMBERS=\"no\"", false),
+                      ("UNIQUE_NUMBERS=\"YES\"", false), ("UNIQUE_NUMBERS=\"\"", false), ("", false)])
+    func uniqueNumbersIsYesOnly(line: String, unique: Bool) throws {
+        let config = try SnapperConfig.parse(name: "root", text: "SUBVOLUME=\"/\"\n\(line)\n")
+        #expect(config.uniqueNumbers == unique)
+    }
+
     @Test func readsConfigNamesFromSysconfig() throws {
         #expect(try SnapperConfig.configNames(fromSysconfig: "## Path: System\nSNAPPER_CONFIGS=\"root home\"\n") == ["root", "home"])
         #expect(try SnapperConfig.configNames(fromSysconfig: "SNAPPER_CONFIGS=\"\"\n") == [])

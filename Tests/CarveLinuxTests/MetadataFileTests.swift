@@ -6,6 +6,16 @@ import Testing
 
 /// Reading managers' files without trusting them, and snapper's configs under a root prefix.
 @Suite struct MetadataFileTests {
+    /// snapper's comparison caches are `filelist-N.txt` and `filelist-N.txt.gz`; nothing else.
+    @Test(arguments: [
+        ("filelist-12.txt", 12), ("filelist-12.txt.gz", 12), ("filelist-0.txt", 0), ("filelist-.txt", nil),
+        ("filelist-1x.txt", nil), ("filelist-12.gz", nil), ("filelist-12.txt.gz.gz", nil), ("info.xml", nil),
+        ("filelist-12.txt ", nil), ("filelist--1.txt", nil), ("filelist-99999999999999999999.txt", nil),
+    ] as [(String, UInt64?)])
+    func snapperFilelistNames(name: String, number: UInt64?) {
+        #expect(SnapperFilelists.cachedNumber(name) == number)
+    }
+
     let directory: String
     init() throws { directory = try Integration.makeScratchDirectory() }
 

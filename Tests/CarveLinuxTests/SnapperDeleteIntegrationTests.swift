@@ -28,14 +28,18 @@ struct SnapperDeleteIntegrationTests {
             .split(separator: "\n").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 != 0 }.sorted()
     }
 
-    /// `.snapshots/N` directories, each checked to still hold its snapshot subvolume.
-    func metadataDirectories(_ disk: DeletionDisk) throws -> [Int] {
+    /// `.snapshots/N` directories that hold their snapshot subvolume. Any other must be
+    /// one snapper keeps (UNIQUE_NUMBERS): empty.
+    func metadataDirectories(_ disk: DeletionDisk, source: String = "data") throws -> [Int] {
         let subvolumes = Set(try disk.subvolumes())
-        let names = try FileManager.default.contentsOfDirectory(atPath: disk.mountpoint + "/data/.snapshots")
-        for name in names {
-            #expect(subvolumes.contains("data/.snapshots/\(name)/snapshot"), ".snapshots/\(name) is left without its subvolume")
+        let directory = disk.mountpoint + "/\(source)/.snapshots"
+        let numbers = try FileManager.default.contentsOfDirectory(atPath: directory).compactMap(Int.init).sorted()
+        let held = numbers.filter { subvolumes.contains("\(source)/.snapshots/\($0)/snapshot") }
+        for number in numbers where !held.contains(number) {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(number)").isEmpty,
+                    ".snapshots/\(number) is left without its subvolume, and is not empty")
         }
-        return names.compactMap(Int.init).sorted()
+        return held
     }
 
     @Test func byNumberAndByAgeSnapperAgrees() throws {
@@ -48,7 +52,7 @@ struct SnapperDeleteIntegrationTests {
 
             sleep(3)
             for index in 6...7 { try create(config, "carve test \(index)") }
-            // snapper numbers on from the highest number left: these are 4 and 5.
+            // snapper numbers on from the highest directory left (see SnapperNumberingIntegrationTests).
             let fresh = try snapperNumbers(config).filter { ![1, 3].contains($0) }
             #expect(fresh.count == 2)
             let byAge = try disk.carve([
@@ -79,5 +83,81 @@ struct SnapperDeleteIntegrationTests {
             #expect(try snapperNumbers(config).isEmpty)
             #expect(try metadataDirectories(disk).isEmpty)
         }
+    }
+}
+
+/// carve against snapper itself: the same deletions on two configs of one disk leave
+/// the same `.snapshots` directories, filelist caches included, and the same next
+/// number; with UNIQUE_NUMBERS="yes" the highest number's directory stays, emptied.
+@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+struct SnapperNumberingIntegrationTests {
+    /// Two configs, `data` (carve deletes there) and `other` (snapper does), each with
+    /// six snapshots and the comparison caches `snapper status` leaves.
+    func withTwoConfigs(set: [String] = [], _ body: (DeletionDisk, _ ours: String, _ theirs: String) throws -> Void) throws {
+        try withDeletionDisk { disk in
+            try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/other"])
+            let ours = "carvenum\(UInt32.random(in: 0..<UInt32.max))", theirs = ours + "ref"
+            defer {
+                for config in [ours, theirs] { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) }
+            }
+            for (config, source) in [(ours, "data"), (theirs, "other")] {
+                try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/" + source])
+                if !set.isEmpty { try Shell.check(["snapper", "--no-dbus", "-c", config, "set-config"] + set) }
+                for index in 1...6 { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(index)"]) }
+                for range in ["1..3", "2..6", "3..4", "4..5"] {
+                    try Shell.check(["snapper", "--no-dbus", "-c", config, "status", range])
+                }
+            }
+            try body(disk, ours, theirs)
+        }
+    }
+
+    /// Deletes `numbers` with carve in `ours` and with snapper in `theirs`.
+    func delete(_ numbers: [String], _ disk: DeletionDisk, _ ours: String, _ theirs: String) throws {
+        let result = try disk.carve(["snapshots", "delete", "--yes"] + numbers.map { "\(ours):\($0)" })
+        #expect(result.status == 0, "\(result.stderr)")
+        try Shell.check(["snapper", "--no-dbus", "-c", theirs, "delete"] + numbers)
+    }
+
+    @Test func deletingLeavesWhatThisSnappersOwnDeletionLeaves() throws {
+        try withTwoConfigs { disk, ours, theirs in
+            #expect(try directories(disk, "data").contains { $0.contains("filelist-") }, "snapper status left caches")
+            for numbers in [["6", "2"], ["5"], ["3"]] { try delete(numbers, disk, ours, theirs) }
+            #expect(try directories(disk, "data") == directories(disk, "other"))
+            for config in [ours, theirs] { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "next"]) }
+            #expect(try highestNumber(ours) == highestNumber(theirs), "snapper gives both configs the same next number")
+        }
+    }
+
+    @Test func uniqueNumbersKeepsTheDirectoryOfTheHighestSnapshot() throws {
+        try withTwoConfigs(set: ["UNIQUE_NUMBERS=yes"]) { disk, ours, theirs in
+            for numbers in [["6", "2"], ["5"], ["3"]] { try delete(numbers, disk, ours, theirs) }
+            let left = try directories(disk, "data")
+            // 6, then 5 were the highest snapshot when deleted: both stay, empty, as snapper
+            // 0.13.1 and later keep them; 2 and 3 go, with every cache that names them.
+            #expect(left.filter { $0.hasSuffix(": ") } == ["5: ", "6: "], "\(left)")
+            #expect(!left.contains { $0.contains("2.") || $0.contains("3.") } && !left.contains { $0.hasPrefix("2:") || $0.hasPrefix("3:") }, "\(left)")
+            if try !snapperVersion().lexicographicallyPrecedes([0, 13, 1]) { #expect(try left == directories(disk, "other")) }
+            try Shell.check(["snapper", "--no-dbus", "-c", ours, "create", "-d", "next"])
+            #expect(try highestNumber(ours) == 7, "no number is given twice")
+        }
+    }
+
+    /// Each `.snapshots/N` and what it holds.
+    func directories(_ disk: DeletionDisk, _ source: String) throws -> [String] {
+        let base = disk.mountpoint + "/\(source)/.snapshots"
+        return try FileManager.default.contentsOfDirectory(atPath: base).sorted().map { name in
+            name + ": " + (try FileManager.default.contentsOfDirectory(atPath: base + "/" + name)).sorted().joined(separator: ",")
+        }
+    }
+
+    func highestNumber(_ config: String) throws -> Int? {
+        try Shell.check(["snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns", "number"])
+            .split(separator: "\n").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.max()
+    }
+
+    func snapperVersion() throws -> [Int] {
+        let first = try Shell.check(["snapper", "--version"]).split(separator: "\n").first ?? ""
+        return (first.split(separator: " ").last ?? "").split(separator: ".").compactMap { Int($0) }
     }
 }

@@ -18,6 +18,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     /// Directories this backend opened for the `_fd` calls of a deletion run; closed
     /// when the last copy of the backend goes, so an in-process run leaves no mount busy.
     let roots = FilesystemRoots()
+    let filelists = SnapperFilelists()
 
     public init(mountTable: any MountTable = ProcMountTable(), root: String = "", isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable; self.root = root; self.isRoot = isRoot
@@ -111,7 +112,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
             guard let uuid = try? BtrfsMounts.fsid(of: config.subvolume), uuid == filesystem.uuid,
                   let path = filesystem.topLevelPath(ofMountedPath: snapshots)
             else { return nil }
-            return .init(config: config.name, topLevelPath: path)
+            return .init(config: config.name, topLevelPath: path, uniqueNumbers: config.uniqueNumbers)
         }
     }
 

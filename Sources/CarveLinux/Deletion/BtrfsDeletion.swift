@@ -42,7 +42,12 @@ extension BtrfsSnapshotBackend {
 
     public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
         guard let path = subvolume.metadata.metadataPath else { return nil }
-        return try ManagerMetadataRemoval.remove(path)
+        guard subvolume.metadata.manager == .snapper else { return try ManagerMetadataRemoval.remove(path) }
+        let removed = try ManagerMetadataRemoval.remove(path, keepingHighestNumber: subvolume.metadata.uniqueNumbers)
+        if removed != nil, let number = subvolume.metadata.number {
+            try filelists.removeCaches(of: UInt64(number), in: (path as NSString).deletingLastPathComponent)
+        }
+        return removed
     }
 
     /// Commits, waits for the commit, then polls the cleaner's list of deleted

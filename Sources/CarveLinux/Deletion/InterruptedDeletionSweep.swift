@@ -47,7 +47,11 @@ extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
         guard state.marked, !state.snapshotPresent else {
             throw RuntimeError("not removing \(directory.path): it changed since it was found (marker or snapshot)")
         }
-        return try ManagerMetadataRemoval.remove(directory.path) != nil
+        let config = directory.config.flatMap { name in SnapperConfigFiles(root: root).load().configs.first { $0.name == name } }
+        guard try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false) != nil
+        else { return false }
+        try filelists.removeCaches(of: UInt64(directory.number), in: (directory.path as NSString).deletingLastPathComponent)
+        return true
     }
 
     public func dropDeletionMarker(_ directory: MarkedSnapperDirectory) throws {
@@ -59,8 +63,11 @@ extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
 enum SnapperNumberDirectory {
     static let marker = interruptedDeletionMarkerName
 
-    /// Creates or rewrites the marker, then fsyncs it and the directory, so it is on
-    /// disk before the subvolume's deletion is.
+    /// Creates or rewrites the marker. No fsync: a kill leaves the page cache, and
+    /// btrfs commits its transactions whole and in order, so after a power cut the
+    /// subvolume's deletion, which comes after the marker's creation, is not on disk
+    /// without the marker's name. Only the name counts; its text is for people. The
+    /// two fsyncs made deleting 200 snapper snapshots seven times slower.
     static func writeMarker(in path: String, text: String) throws {
         let directory = try openDirectory(path, "cannot mark \(path) as being deleted")
         defer { close(directory) }
@@ -76,8 +83,6 @@ enum SnapperNumberDirectory {
             guard result > 0 else { throw SystemCallError(context, call: "write", errno: result < 0 ? errno : EIO) }
             written += result
         }
-        guard fsync(fd) == 0 else { throw SystemCallError(context, call: "fsync", errno: errno) }
-        guard fsync(directory) == 0 else { throw SystemCallError(context, call: "fsync", errno: errno) }
     }
 
     static func removeMarker(in path: String) throws {

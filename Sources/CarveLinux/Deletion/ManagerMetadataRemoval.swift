@@ -11,7 +11,10 @@ import Glibc
 enum ManagerMetadataRemoval {
     /// Removes `path` and returns it; returns nil when it is already gone or still
     /// holds a subvolume or a mount (a timeshift snapshot whose @home is not deleted yet).
-    static func remove(_ path: String) throws -> String? {
+    /// With `keepingHighestNumber` (snapper's UNIQUE_NUMBERS), the directory of the
+    /// highest-numbered snapshot is emptied but kept, as snapper's own deletion keeps
+    /// it: snapper gives the next snapshot a number above every directory there.
+    static func remove(_ path: String, keepingHighestNumber: Bool = false) throws -> String? {
         var own = stat()
         guard ByteText.withCString(path, { lstat($0, &own) }) == 0 else {
             if errno == ENOENT { return nil }
@@ -27,15 +30,39 @@ enum ManagerMetadataRemoval {
               !path.split(separator: "/").contains("..")
         else { throw RuntimeError("not removing snapshot metadata \(path): it is not a plain directory") }
         guard try holdsOnlyPlainFiles(path, device: own.st_dev) else { return nil }
-        try removeTree(path)
+        try removeTree(path, keepingDirectory: keepingHighestNumber && isHighestNumber(path, parent: parent))
         return path
+    }
+
+    /// True when `path` ends in a number and no snapshot beside it has a higher one:
+    /// snapper compares with its snapshots (directories holding an info.xml), so an
+    /// emptied directory kept earlier does not count.
+    private static func isHighestNumber(_ path: String, parent: String) throws -> Bool {
+        guard let number = snapperNumber(Substring((path as NSString).lastPathComponent)) else { return false }
+        guard let directory = ByteText.withCString(parent, { opendir($0) }) else {
+            throw SystemCallError("cannot read \(parent)", call: "opendir", errno: errno)
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard let other = snapperNumber(Substring(name)), other > number else { continue }
+            var info = stat()
+            if ByteText.withCString(parent + "/" + name + "/info.xml", { lstat($0, &info) }) == 0 { return false }
+        }
+        return true
+    }
+
+    /// A name of digits only, as snapper's number_entries filter takes them.
+    private static func snapperNumber(_ name: Substring) -> UInt64? {
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return UInt64(name)
     }
 
     /// Removes `path` and all below it as `rm -r` does: each entry relative to its
     /// opened directory and never through a symlink, with the name's exact bytes.
     /// carve's deletion marker goes last, so a kill part-way leaves it beside what is
     /// left, for the next run to finish (InterruptedDeletionSweep.swift).
-    private static func removeTree(_ path: String) throws {
+    private static func removeTree(_ path: String, keepingDirectory: Bool) throws {
         let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(path)", call: "open", errno: errno) }
         defer { close(fd) }
@@ -43,7 +70,7 @@ enum ManagerMetadataRemoval {
         guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
         }
-        guard ByteText.withCString(path, { rmdir($0) }) == 0 else {
+        guard keepingDirectory || ByteText.withCString(path, { rmdir($0) }) == 0 else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
         }
     }

@@ -6,9 +6,15 @@ public struct SnapperConfig: Sendable, Hashable {
     /// The absolute path of the subvolume the config snapshots, e.g. "/" or "/home".
     public var subvolume: String
     public var fstype: String?
+    /// UNIQUE_NUMBERS="yes": snapper keeps the emptied directory of its highest-numbered
+    /// snapshot so that no number is used twice. snapper 0.13.1 and later write the key
+    /// into every config they create; a config without it comes from an older snapper,
+    /// which removes every directory (and reports an empty one as "loading N failed"),
+    /// so carve keeps a directory only when the config says "yes".
+    public var uniqueNumbers: Bool
 
-    public init(name: String, subvolume: String, fstype: String? = nil) {
-        self.name = name; self.subvolume = subvolume; self.fstype = fstype
+    public init(name: String, subvolume: String, fstype: String? = nil, uniqueNumbers: Bool = false) {
+        self.name = name; self.subvolume = subvolume; self.fstype = fstype; self.uniqueNumbers = uniqueNumbers
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -25,7 +31,8 @@ public struct SnapperConfig: Sendable, Hashable {
         let values = try parseAssignments(text)
         guard let subvolume = values["SUBVOLUME"] else { throw Failure(reason: "no SUBVOLUME=") }
         guard subvolume.hasPrefix("/") else { throw Failure(reason: "SUBVOLUME \"\(subvolume)\" is not an absolute path") }
-        return SnapperConfig(name: name, subvolume: subvolume, fstype: values["FSTYPE"])
+        return SnapperConfig(name: name, subvolume: subvolume, fstype: values["FSTYPE"],
+                             uniqueNumbers: values["UNIQUE_NUMBERS"] == "yes")
     }
 
     /// The config names listed in SNAPPER_CONFIGS, in order.

@@ -13,7 +13,11 @@ public struct SnapshotClassifier: Sendable {
         public var config: String
         /// The `.snapshots` directory's path from the top level, e.g. "@snapshots" or "@home/.snapshots".
         public var topLevelPath: String
-        public init(config: String, topLevelPath: String) { self.config = config; self.topLevelPath = topLevelPath }
+        /// The config's UNIQUE_NUMBERS.
+        public var uniqueNumbers: Bool
+        public init(config: String, topLevelPath: String, uniqueNumbers: Bool = false) {
+            self.config = config; self.topLevelPath = topLevelPath; self.uniqueNumbers = uniqueNumbers
+        }
     }
 
     /// Reads at most `limit` bytes of a metadata file; nil when it does not exist.
@@ -136,8 +140,10 @@ public struct SnapshotClassifier: Sendable {
     }
 
     private func snapper(_ subvolume: Subvolume, number: Int, snapshotsDirectory: String) -> (ManagerMetadata?, String?) {
-        let config = snapperDirectories.first { $0.topLevelPath == snapshotsDirectory }?.config
+        let directory = snapperDirectories.first { $0.topLevelPath == snapshotsDirectory }
+        let config = directory?.config
         var layout = ManagerMetadata(manager: .snapper, config: config, number: number)
+        layout.uniqueNumbers = directory?.uniqueNumbers ?? false
         guard let mounted = subvolume.mountedPath else {
             layout.warning = "not mounted: info.xml not read"
             return (layout, nil)
@@ -151,6 +157,7 @@ public struct SnapshotClassifier: Sendable {
             }
             var metadata = try SnapperInfo.parse(data, config: config)
             metadata.metadataPath = layout.metadataPath
+            metadata.uniqueNumbers = layout.uniqueNumbers
             if metadata.number != number {
                 return (nil, brokenWarning(infoPath, "it says number \(metadata.number ?? -1), the directory is \(number)"))
             }

@@ -1,0 +1,90 @@
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// snapper's comparison caches: `snapper status A..B` leaves `filelist-A.txt` (or
+/// `.gz`) in B's directory. When snapper deletes snapshot N it removes the filelists
+/// of N from every other snapshot's directory, so that a number given again (snapper
+/// before 0.13.1, or UNIQUE_NUMBERS="no") never meets a stale cache; carve does the
+/// same. Each `.snapshots` directory is read once a run, not once a snapshot.
+final class SnapperFilelists: @unchecked Sendable {
+    private let lock = NSLock()
+    /// `.snapshots` path → snapshot number → the numbered directories holding its filelists.
+    private var index: [String: [UInt64: [String]]] = [:]
+
+    /// Removes the filelists of snapshot `number` from the other directories of `snapshots`.
+    func removeCaches(of number: UInt64, in snapshots: String) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if index[snapshots] == nil { index[snapshots] = try Self.scan(snapshots) }
+        guard let holders = index[snapshots]?.removeValue(forKey: number) else { return }
+        let parent = try Self.openDirectory(snapshots, at: AT_FDCWD)
+        defer { close(parent) }
+        for holder in holders {
+            let directory: Int32
+            do {
+                directory = try Self.openDirectory(holder, at: parent)
+            } catch let error as SystemCallError where error.errno == ENOENT {
+                continue  // deleted earlier in this run, its filelists with it
+            }
+            defer { close(directory) }
+            for name in ["filelist-\(number).txt", "filelist-\(number).txt.gz"] {
+                guard unlinkat(directory, name, 0) == 0 || errno == ENOENT else {
+                    throw SystemCallError("cannot remove snapper's \(snapshots)/\(holder)/\(name)", call: "unlinkat", errno: errno)
+                }
+            }
+        }
+    }
+
+    /// Every `N/filelist-M.txt[.gz]` below `snapshots`, by M.
+    private static func scan(_ snapshots: String) throws -> [UInt64: [String]] {
+        let parent = try openDirectory(snapshots, at: AT_FDCWD)
+        defer { close(parent) }
+        var found: [UInt64: [String]] = [:]
+        for holder in try names(in: dup(parent), snapshots) where isNumber(holder) {
+            guard let directory = try? openDirectory(holder, at: parent) else { continue }
+            for name in (try? names(in: directory, snapshots + "/" + holder)) ?? [] {
+                guard let number = cachedNumber(name) else { continue }
+                found[number, default: []].append(holder)
+            }
+        }
+        return found
+    }
+
+    /// M of `filelist-M.txt` or `filelist-M.txt.gz`.
+    static func cachedNumber(_ name: String) -> UInt64? {
+        guard name.hasPrefix("filelist-") else { return nil }
+        var rest = name.dropFirst("filelist-".count)
+        if rest.hasSuffix(".gz") { rest = rest.dropLast(3) }
+        guard rest.hasSuffix(".txt") else { return nil }
+        let digits = rest.dropLast(4)
+        return isNumber(digits) ? UInt64(digits) : nil
+    }
+
+    private static func isNumber(_ name: some StringProtocol) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Never through a symlink: a numbered entry that is one is not snapper's.
+    private static func openDirectory(_ path: String, at base: Int32) throws -> Int32 {
+        let fd = ByteText.withCString(path) { openat(base, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemCallError("cannot read \(path)", call: "openat", errno: errno) }
+        return fd
+    }
+
+    /// The names in the directory open at `fd` (closed here).
+    private static func names(in fd: Int32, _ path: String) throws -> [String] {
+        guard let directory = fdopendir(fd) else {
+            close(fd)
+            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) })
+        }
+        return names
+    }
+}
