@@ -29,12 +29,21 @@ extension FakeSnapshotBackend {
         let removed = all[index].subvolumes.remove(at: position)
         if recursive { all[index].subvolumes.removeAll { $0.path.hasPrefix(removed.path + "/") } }
         filesystems = all
-        // As on disk: snapper's directory stays without its subvolume until its metadata is removed.
-        if removed.metadata.manager == .snapper, let path = removed.metadata.metadataPath { snapperDirectories.orphans.insert(path) }
+        // As on disk: snapper's directory (timeshift's, once its last `@…` is gone) stays
+        // without its subvolumes until its metadata is removed.
+        if let path = removed.metadata.metadataPath, removed.metadata.manager == .snapper
+            || (removed.metadata.manager == .timeshift && !all[index].subvolumes.contains { $0.metadata.metadataPath == path }) {
+            snapperDirectories.orphans.insert(path)
+        }
     }
 
     public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
         try begin(.removeMetadata(subvolume.id))
+        // As on disk: timeshift's DATE stays while another `@…` of it is there.
+        if subvolume.metadata.manager == .timeshift, let path = subvolume.metadata.metadataPath,
+           filesystems.contains(where: { $0.subvolumes.contains { $0.metadata.metadataPath == path } }) {
+            return nil
+        }
         if let path = subvolume.metadata.metadataPath {
             var snapper = snapperDirectories
             snapper.marked.remove(path)

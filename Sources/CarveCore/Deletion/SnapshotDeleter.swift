@@ -108,11 +108,14 @@ public struct SnapshotDeleter: Sendable {
         return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
     }
 
-    /// Marks a snapper snapshot's directory before its subvolume goes, so a run killed
-    /// in between leaves what the next run finishes. A marker that cannot be written
-    /// (a full disk) does not stop the deletion: freeing space comes first.
+    /// Marks a snapper or timeshift snapshot's directory before its subvolume goes, so
+    /// a run killed in between leaves what the next run finishes. True when a failed
+    /// deletion takes the marker back (see `markDeletion`). A marker that cannot be
+    /// written (a full disk) does not stop the deletion: freeing space comes first.
     private func mark(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem) -> Bool {
-        guard let marking, subvolume.metadata.manager == .snapper, subvolume.metadata.metadataPath != nil else { return false }
+        guard let marking, [.snapper, .timeshift].contains(subvolume.metadata.manager),
+              subvolume.metadata.metadataPath != nil
+        else { return false }
         return (try? marking.markDeletion(of: subvolume, on: filesystem)) ?? false
     }
 

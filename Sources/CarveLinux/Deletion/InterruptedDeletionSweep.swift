@@ -5,23 +5,36 @@ import Foundation
 import Glibc
 #endif
 
-/// The marker in snapper's `.snapshots/N` (see `InterruptedDeletionMarking`). Every
-/// path is opened without following a symlink at its last component, and each
-/// `.snapshots` directory must be on the filesystem being worked on.
+/// The marker in snapper's `.snapshots/N` and timeshift's `snapshots/DATE` (see
+/// `InterruptedDeletionMarking`). Every path is opened without following a symlink
+/// at its last component, and each directory looked in must be on the filesystem
+/// being worked on.
 extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
+    /// Where timeshift keeps its snapshots, from the top level (it mounts the top level).
+    static let timeshiftSnapshots = "timeshift-btrfs/snapshots"
+
     public func markDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Bool {
-        guard subvolume.metadata.manager == .snapper, let path = subvolume.metadata.metadataPath else { return false }
-        try SnapperNumberDirectory.writeMarker(
-            in: path, text: "carve (pid \(getpid())) is deleting subvolume \(subvolume.id) \(subvolume.uuid) at \(path)/snapshot\n")
-        return true
+        guard let path = subvolume.metadata.metadataPath else { return false }
+        let text = "carve (pid \(getpid())) is deleting subvolume \(subvolume.id) \(subvolume.uuid) at "
+        switch subvolume.metadata.manager {
+        case .snapper:
+            try SnapperNumberDirectory.writeMarker(in: path, text: text + path + "/snapshot\n")
+            return true
+        case .timeshift:
+            return try SnapperNumberDirectory.writeMarker(
+                in: path, text: text + (subvolume.mountedPath ?? path) + "\n", keepingExisting: true)
+        default:
+            return false
+        }
     }
 
     public func unmarkDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws {
-        guard subvolume.metadata.manager == .snapper, let path = subvolume.metadata.metadataPath else { return }
+        guard [.snapper, .timeshift].contains(subvolume.metadata.manager), let path = subvolume.metadata.metadataPath else { return }
         try SnapperNumberDirectory.removeMarker(in: path)
     }
 
-    public func markedSnapperDirectories(on filesystem: BtrfsFilesystem, seen: [String]) throws -> MarkedDirectoryScan {
+    public func markedDirectories(in scope: InterruptedDeletionScope) throws -> MarkedDirectoryScan {
+        let filesystem = scope.filesystem
         var places: [(path: String, config: String?)] = []
         for directory in snapperDirectories(SnapperConfigFiles(root: root).load().configs, on: filesystem) {
             guard let mounted = filesystem.mountedPath(ofTopLevelPath: directory.topLevelPath),
@@ -29,19 +42,21 @@ extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
             else { continue }
             places.append((mounted, directory.config))
         }
-        for path in seen where !places.contains(where: { $0.path == path }) { places.append((path, nil)) }
+        for path in scope.snapperDirectories where !places.contains(where: { $0.path == path }) { places.append((path, nil)) }
         var scan = MarkedDirectoryScan()
         for place in places {
-            do {
-                scan.directories += try SnapperNumberDirectory.marked(in: place.path, config: place.config, filesystem: filesystem)
-            } catch {
-                scan.warnings.append("cannot look for deletions left unfinished in \(place.path): \(error)")
-            }
+            scan.look(in: place.path) { try SnapperNumberDirectory.marked(in: $0, config: place.config, filesystem: filesystem) }
+        }
+        var timeshift = filesystem.mountedPath(ofTopLevelPath: Self.timeshiftSnapshots).map { [$0] } ?? []
+        for path in scope.timeshiftDirectories where !timeshift.contains(path) { timeshift.append(path) }
+        for path in timeshift {
+            scan.look(in: path) { try TimeshiftDateDirectory.marked(in: $0, filesystem: filesystem) }
         }
         return scan
     }
 
-    public func finishInterruptedDeletion(_ directory: MarkedSnapperDirectory) throws -> Bool {
+    public func finishInterruptedDeletion(_ directory: MarkedDeletionDirectory) throws -> Bool {
+        if directory.manager == .timeshift { return try TimeshiftDateDirectory.finish(directory.path) }
         // Checked again right before removing: the scan is a moment old.
         guard let state = try SnapperNumberDirectory.state(of: directory.path) else { return true }
         guard state.marked, !state.snapshotPresent else {
@@ -50,12 +65,25 @@ extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
         let config = directory.config.flatMap { name in SnapperConfigFiles(root: root).load().configs.first { $0.name == name } }
         guard try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false) != nil
         else { return false }
-        try filelists.removeCaches(of: UInt64(directory.number), in: (directory.path as NSString).deletingLastPathComponent)
+        if let number = directory.number {
+            try filelists.removeCaches(of: UInt64(number), in: (directory.path as NSString).deletingLastPathComponent)
+        }
         return true
     }
 
-    public func dropDeletionMarker(_ directory: MarkedSnapperDirectory) throws {
+    public func dropDeletionMarker(_ directory: MarkedDeletionDirectory) throws {
         try SnapperNumberDirectory.removeMarker(in: directory.path)
+    }
+}
+
+extension MarkedDirectoryScan {
+    /// Adds what `scan` finds in `path`, or a warning when it cannot look there.
+    mutating func look(in path: String, _ scan: (String) throws -> [MarkedDeletionDirectory]) {
+        do {
+            directories += try scan(path)
+        } catch {
+            warnings.append("cannot look for deletions left unfinished in \(path): \(error)")
+        }
     }
 }
 
@@ -68,11 +96,15 @@ enum SnapperNumberDirectory {
     /// subvolume's deletion, which comes after the marker's creation, is not on disk
     /// without the marker's name. Only the name counts; its text is for people. The
     /// two fsyncs made deleting 200 snapper snapshots seven times slower.
-    static func writeMarker(in path: String, text: String) throws {
+    /// With `keepingExisting`, a marker already there is left as it is and false returned.
+    @discardableResult
+    static func writeMarker(in path: String, text: String, keepingExisting: Bool = false) throws -> Bool {
         let directory = try openDirectory(path, "cannot mark \(path) as being deleted")
         defer { close(directory) }
         let context = "cannot write \(path)/\(marker)"
-        let fd = openat(directory, marker, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let flags = keepingExisting ? O_EXCL : O_TRUNC
+        let fd = openat(directory, marker, O_WRONLY | O_CREAT | flags | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if fd < 0, keepingExisting, errno == EEXIST { return false }
         guard fd >= 0 else { throw SystemCallError(context, call: "openat", errno: errno) }
         defer { close(fd) }
         let bytes = Array(text.utf8)
@@ -83,6 +115,7 @@ enum SnapperNumberDirectory {
             guard result > 0 else { throw SystemCallError(context, call: "write", errno: result < 0 ? errno : EIO) }
             written += result
         }
+        return true
     }
 
     static func removeMarker(in path: String) throws {
@@ -119,26 +152,11 @@ enum SnapperNumberDirectory {
     }
 
     /// The marked numbered directories in the `.snapshots` directory `path`; none when
-    /// it does not exist. It must be a directory of `filesystem` (an fsid check, so a
-    /// symlink on the way cannot lead to another btrfs).
-    static func marked(in path: String, config: String?, filesystem: BtrfsFilesystem) throws -> [MarkedSnapperDirectory] {
-        let directory: Int32
-        do {
-            directory = try openDirectory(path, "cannot open \(path)")
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            return []
-        }
+    /// it does not exist (see `openOnFilesystem`).
+    static func marked(in path: String, config: String?, filesystem: BtrfsFilesystem) throws -> [MarkedDeletionDirectory] {
+        guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
         defer { close(directory) }
-        var args = btrfs_ioctl_fs_info_args()
-        guard carve_ioctl_ptr(directory, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
-            throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
-        }
-        guard uuidString(args.fsid) == filesystem.uuid else {
-            throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
-        }
-        var own = stat()
-        guard fstat(directory, &own) == 0 else { throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno) }
-        var found: [MarkedSnapperDirectory] = []
+        var found: [MarkedDeletionDirectory] = []
         for name in try entryNames(directory, path) {
             let text = ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
             guard let number = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { continue }
@@ -150,10 +168,37 @@ enum SnapperNumberDirectory {
             guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
             let state = state(of: child)
             guard state.marked else { continue }
-            found.append(MarkedSnapperDirectory(
+            found.append(MarkedDeletionDirectory(
                 path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
         }
-        return found.sorted { $0.number < $1.number }
+        return found.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
+    }
+
+    /// Opens a directory to look in and its stat; nil when it does not exist. It must
+    /// be a directory of `filesystem` (an fsid check, so a symlink on the way cannot
+    /// lead to another btrfs).
+    static func openOnFilesystem(_ path: String, _ filesystem: BtrfsFilesystem) throws -> (Int32, stat)? {
+        let directory: Int32
+        do {
+            directory = try openDirectory(path, "cannot open \(path)")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+        var args = btrfs_ioctl_fs_info_args()
+        var own = stat()
+        do {
+            guard carve_ioctl_ptr(directory, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
+                throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+            }
+            guard uuidString(args.fsid) == filesystem.uuid else {
+                throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
+            }
+            guard fstat(directory, &own) == 0 else { throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno) }
+        } catch {
+            close(directory)
+            throw error
+        }
+        return (directory, own)
     }
 
     /// Opens a directory without following a symlink at its last component.

@@ -1,0 +1,74 @@
+import CarveCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One timeshift `snapshots/DATE` directory, looked at through open directories:
+/// `info.json`, the subvolumes `@`, `@home` (and any other `@…`), and carve's marker.
+enum TimeshiftDateDirectory {
+    static let marker = interruptedDeletionMarkerName
+
+    /// Whether DATE holds the marker (a regular file) and which `@…` names it holds,
+    /// whatever they are (a subvolume, a directory, a symlink: any doubt counts as
+    /// present); nil when DATE is gone.
+    static func state(of path: String) throws -> (marked: Bool, remaining: [String])? {
+        let directory: Int32
+        do {
+            directory = try SnapperNumberDirectory.openDirectory(path, "cannot look at \(path)")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+        defer { close(directory) }
+        return try state(of: directory, path)
+    }
+
+    private static func state(of directory: Int32, _ path: String) throws -> (marked: Bool, remaining: [String]) {
+        var info = stat()
+        let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let remaining = try SnapperNumberDirectory.entryNames(directory, path)
+            .filter { $0.first == CChar(UInt8(ascii: "@")) }
+            .map { ByteText.decode($0.dropLast().map { UInt8(bitPattern: $0) }) }
+        return (marked, remaining.sorted())
+    }
+
+    /// A name timeshift gives a snapshot (`2026-10-20_10-00-00`): digits, '-' and '_'.
+    /// Anything else is not looked into.
+    static func isSnapshotName(_ name: [CChar]) -> Bool {
+        let bytes = name.dropLast().map { UInt8(bitPattern: $0) }
+        return !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
+    }
+
+    /// The marked DATE directories in timeshift's `snapshots` directory `path`; none
+    /// when it does not exist. A DATE that is a symlink, a subvolume or a mount, or
+    /// that cannot be read, is left out: it is not timeshift's plain directory, or
+    /// what it holds is in doubt.
+    static func marked(in path: String, filesystem: BtrfsFilesystem) throws -> [MarkedDeletionDirectory] {
+        guard let (directory, own) = try SnapperNumberDirectory.openOnFilesystem(path, filesystem) else { return [] }
+        defer { close(directory) }
+        var found: [MarkedDeletionDirectory] = []
+        for name in try SnapperNumberDirectory.entryNames(directory, path) where isSnapshotName(name) {
+            let text = ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
+            let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard child >= 0 else { continue }
+            defer { close(child) }
+            var info = stat()
+            guard fstat(child, &info) == 0, info.st_dev == own.st_dev,
+                  let state = try? state(of: child, path + "/" + text), state.marked
+            else { continue }
+            found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: state.remaining))
+        }
+        return found.sorted { $0.path < $1.path }
+    }
+
+    /// Removes a marked DATE left with no `@…`, with the checks of every metadata
+    /// removal (a plain directory holding nothing on another device); false when
+    /// something inside keeps it. Checked again first: the scan is a moment old.
+    static func finish(_ path: String) throws -> Bool {
+        guard let state = try state(of: path) else { return true }
+        guard state.marked, state.remaining.isEmpty else {
+            throw RuntimeError("not removing \(path): it changed since it was found (marker or @ subvolume)")
+        }
+        return try ManagerMetadataRemoval.remove(path) != nil
+    }
+}
