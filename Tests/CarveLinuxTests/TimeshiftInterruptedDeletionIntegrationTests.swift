@@ -112,6 +112,42 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
         }
     }
 
+    /// SIGKILLs placed by strace at random points of a timeshift bulk delete: on
+    /// entering a random ioctl (a state check, a subvolume's deletion: between a DATE's
+    /// @ and @home, or before its first) or a random unlinkat (inside a DATE's
+    /// metadata removal). After each, every DATE that lost an `@…` holds the marker,
+    /// and the last run leaves `timeshift-btrfs/snapshots` empty.
+    @Test(.enabled(if: Shell.has("strace"), "needs strace to place the SIGKILL"))
+    func killedAgainAndAgainNothingIsLeftHalfDone() throws {
+        try withDeletionDisk { disk in
+            for index in 0..<30 { _ = try timeshift(disk, String(format: "2026-11-01_12-00-%02d", index)) }
+            let arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "timeshift", "--all", "--yes"]
+            var left = 60
+            for round in 1...4 {
+                // A run lists with ~14 ioctls and one per DATE, then spends 3 per subvolume
+                // (two state checks and the deletion) and 2 unlinkats per DATE: both
+                // bounds are reached by every run, and 4 rounds leave some for the last.
+                let call = round.isMultiple(of: 2) ? "unlinkat" : "ioctl"
+                let when = call == "ioctl" ? Int.random(in: 10...(10 + left)) : Int.random(in: 1...max(1, left / 2))
+                let killed = try Shell.run(
+                    ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=\(when)",
+                     CarveBinary.path] + arguments,
+                    environment: ["CARVE_LOCK_FILE": disk.lockFile])
+                let place = "round \(round), killed at \(call) \(when)"
+                #expect(killed.status == SIGKILL, "\(place): \(killed.status) \(killed.stderr)")
+                for (name, entries) in try tree(disk) where entries["@"] == nil || entries["@home"] == nil {
+                    #expect(entries[".carve-deleting"] != nil, "\(place): \(name)/ lost a subvolume and has no marker: \(entries.keys.sorted())")
+                }
+                left = try disk.subvolumes().filter { $0.hasPrefix(Self.snapshots) }.count
+                #expect(left > 0, "\(place): nothing left for the next rounds")
+            }
+            let last = try disk.carve(arguments)
+            #expect(last.status == 0, "\(last.stderr)")
+            #expect(try tree(disk).isEmpty, "\(last.stderr)")
+            #expect(try disk.subvolumes() == ["data", "home"])
+        }
+    }
+
     /// @ deleted, @home refused (mounted): the marker stays, every run says the
     /// snapshot may be partly deleted and changes nothing, and deleting @home finishes DATE.
     @Test func aSnapshotWhoseHomeCouldNotGoKeepsItsMarkerUntilTheRestIsDeleted() throws {
