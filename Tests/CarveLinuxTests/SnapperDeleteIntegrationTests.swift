@@ -6,15 +6,8 @@ import Testing
 /// `.snapshots/N` is left without its subvolume.
 @Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
 struct SnapperDeleteIntegrationTests {
-    /// Runs `body` with a snapper config of our own on the disk's `data` subvolume,
-    /// deleted afterwards; other configs are never touched.
     func withSnapper(_ body: (DeletionDisk, String) throws -> Void) throws {
-        try withDeletionDisk { disk in
-            let config = "carvetest\(UInt32.random(in: 0..<UInt32.max))"
-            try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/data"])
-            defer { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) }
-            try body(disk, config)
-        }
+        try withDeletionDisk { disk in try withSnapperConfig(on: disk) { config in try body(disk, config) } }
     }
 
     func create(_ config: String, _ description: String, userdata: String? = nil) throws {
@@ -96,19 +89,17 @@ struct SnapperNumberingIntegrationTests {
     func withTwoConfigs(set: [String] = [], _ body: (DeletionDisk, _ ours: String, _ theirs: String) throws -> Void) throws {
         try withDeletionDisk { disk in
             try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/other"])
-            let ours = "carvenum\(UInt32.random(in: 0..<UInt32.max))", theirs = ours + "ref"
-            defer {
-                for config in [ours, theirs] { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) }
-            }
-            for (config, source) in [(ours, "data"), (theirs, "other")] {
-                try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/" + source])
-                if !set.isEmpty { try Shell.check(["snapper", "--no-dbus", "-c", config, "set-config"] + set) }
-                for index in 1...6 { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(index)"]) }
-                for range in ["1..3", "2..6", "3..4", "4..5"] {
-                    try Shell.check(["snapper", "--no-dbus", "-c", config, "status", range])
+            try withSnapperConfig(on: disk, source: "data", set: set) { ours in
+                try withSnapperConfig(on: disk, source: "other", set: set) { theirs in
+                    for config in [ours, theirs] {
+                        for index in 1...6 { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(index)"]) }
+                        for range in ["1..3", "2..6", "3..4", "4..5"] {
+                            try Shell.check(["snapper", "--no-dbus", "-c", config, "status", range])
+                        }
+                    }
+                    try body(disk, ours, theirs)
                 }
             }
-            try body(disk, ours, theirs)
         }
     }
 

@@ -9,31 +9,8 @@ import Testing
 /// says, and nothing else.
 @Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
 struct SnapperInterruptedDeletionTests {
-    /// A snapper config of our own on the disk's `data` subvolume; afterwards it is
-    /// deleted and checked gone from /etc/snapper/configs and SNAPPER_CONFIGS.
     func withSnapper(_ body: (DeletionDisk, String) throws -> Void) throws {
-        try withDeletionDisk { disk in
-            let config = "carvetest\(UInt32.random(in: 0..<UInt32.max))"
-            try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/data"])
-            defer { deleteConfig(config, disk) }
-            try body(disk, config)
-        }
-    }
-
-    func deleteConfig(_ config: String, _ disk: DeletionDisk) {
-        // The orphans this test made are ours to remove, so snapper's own clean-up sees none.
-        let snapshots = disk.mountpoint + "/data/.snapshots"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: snapshots)) ?? []
-        where !isSubvolume(snapshots + "/" + name + "/snapshot") {
-            try? FileManager.default.removeItem(atPath: snapshots + "/" + name)
-        }
-        let deleted = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"])
-        #expect(deleted?.status == 0, "snapper delete-config: \(deleted?.stderr ?? "did not run")")
-        let file = "/etc/snapper/configs/" + config
-        let listed = (try? String(contentsOfFile: "/etc/default/snapper", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("SNAPPER_CONFIGS=") }.map(String.init) ?? ""
-        #expect(!FileManager.default.fileExists(atPath: file), "\(file) is left")
-        #expect(!listed.contains(config), "SNAPPER_CONFIGS still lists \(config): \(listed)")
+        try withDeletionDisk { disk in try withSnapperConfig(on: disk) { config in try body(disk, config) } }
     }
 
     func create(_ config: String, count: Int) throws {
@@ -45,11 +22,6 @@ struct SnapperInterruptedDeletionTests {
         try Shell.check([
             "snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns", "number,type,date,user,cleanup,description,userdata",
         ])
-    }
-
-    func isSubvolume(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && info.st_ino == 256
     }
 
     /// Every `.snapshots/N` as names and file contents (`snapshot` as "subvolume"): what
