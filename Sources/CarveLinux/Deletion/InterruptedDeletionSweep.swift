@@ -99,7 +99,7 @@ enum SnapperNumberDirectory {
     /// With `keepingExisting`, a marker already there is left as it is and false returned.
     @discardableResult
     static func writeMarker(in path: String, text: String, keepingExisting: Bool = false) throws -> Bool {
-        let directory = try openDirectory(path, "cannot mark \(path) as being deleted")
+        let directory = try DirectoryAccess.open(path, "cannot mark \(path) as being deleted")
         defer { close(directory) }
         let context = "cannot write \(path)/\(marker)"
         let flags = keepingExisting ? O_EXCL : O_TRUNC
@@ -121,7 +121,7 @@ enum SnapperNumberDirectory {
     static func removeMarker(in path: String) throws {
         let directory: Int32
         do {
-            directory = try openDirectory(path, "cannot remove \(path)/\(marker)")
+            directory = try DirectoryAccess.open(path, "cannot remove \(path)/\(marker)")
         } catch let error as SystemCallError where error.errno == ENOENT {
             return
         }
@@ -136,7 +136,7 @@ enum SnapperNumberDirectory {
     static func state(of path: String) throws -> (marked: Bool, snapshotPresent: Bool)? {
         let directory: Int32
         do {
-            directory = try openDirectory(path, "cannot look at \(path)")
+            directory = try DirectoryAccess.open(path, "cannot look at \(path)")
         } catch let error as SystemCallError where error.errno == ENOENT {
             return nil
         }
@@ -157,9 +157,9 @@ enum SnapperNumberDirectory {
         guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
         defer { close(directory) }
         var found: [MarkedDeletionDirectory] = []
-        for name in try entryNames(directory, path) {
-            let text = ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
-            guard let number = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+        for name in try DirectoryAccess.entryNames(directory, path) {
+            let text = DirectoryAccess.text(name)
+            guard let number = ManagerMetadataRemoval.snapperNumber(text).flatMap({ Int(exactly: $0) }) else { continue }
             let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { continue }
             defer { close(child) }
@@ -180,7 +180,7 @@ enum SnapperNumberDirectory {
     static func openOnFilesystem(_ path: String, _ filesystem: BtrfsFilesystem) throws -> (Int32, stat)? {
         let directory: Int32
         do {
-            directory = try openDirectory(path, "cannot open \(path)")
+            directory = try DirectoryAccess.open(path, "cannot open \(path)")
         } catch let error as SystemCallError where error.errno == ENOENT {
             return nil
         }
@@ -199,35 +199,5 @@ enum SnapperNumberDirectory {
             throw error
         }
         return (directory, own)
-    }
-
-    /// Opens a directory without following a symlink at its last component.
-    static func openDirectory(_ path: String, _ context: String) throws -> Int32 {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError(context, call: "open", errno: errno) }
-        return fd
-    }
-
-    /// The names in an open directory, each NUL-terminated as the C calls take them,
-    /// "." and ".." left out; read in full before anything is changed.
-    static func entryNames(_ directory: Int32, _ path: String) throws -> [[CChar]] {
-        let copy = dup(directory)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            let code = errno
-            if copy >= 0 { close(copy) }
-            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
-        }
-        defer { closedir(stream) }
-        // The copy shares the original's offset, which an earlier read may have moved.
-        rewinddir(stream)
-        var names: [[CChar]] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 }) + [0]
-            }
-            if name == [46, 0] || name == [46, 46, 0] { continue }
-            names.append(name)
-        }
-        return names
     }
 }

@@ -38,22 +38,20 @@ enum ManagerMetadataRemoval {
     /// snapper compares with its snapshots (directories holding an info.xml), so an
     /// emptied directory kept earlier does not count.
     private static func isHighestNumber(_ path: String, parent: String) throws -> Bool {
-        guard let number = snapperNumber(Substring((path as NSString).lastPathComponent)) else { return false }
-        guard let directory = ByteText.withCString(parent, { opendir($0) }) else {
-            throw SystemCallError("cannot read \(parent)", call: "opendir", errno: errno)
-        }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard let other = snapperNumber(Substring(name)), other > number else { continue }
+        guard let number = snapperNumber((path as NSString).lastPathComponent) else { return false }
+        let directory = try DirectoryAccess.open(parent, "cannot read \(parent)")
+        defer { close(directory) }
+        for name in try DirectoryAccess.entryNames(directory, parent) {
+            guard let other = snapperNumber(DirectoryAccess.text(name)), other > number else { continue }
             var info = stat()
-            if ByteText.withCString(parent + "/" + name + "/info.xml", { lstat($0, &info) }) == 0 { return false }
+            let infoXML = Array(name.dropLast()) + Array("/info.xml".utf8CString)
+            if fstatat(directory, infoXML, &info, AT_SYMLINK_NOFOLLOW) == 0 { return false }
         }
         return true
     }
 
     /// A name of digits only, as snapper's number_entries filter takes them.
-    private static func snapperNumber(_ name: Substring) -> UInt64? {
+    static func snapperNumber(_ name: some StringProtocol) -> UInt64? {
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return UInt64(name)
     }

@@ -20,12 +20,12 @@ final class SnapperFilelists: @unchecked Sendable {
         defer { lock.unlock() }
         if index[snapshots] == nil { index[snapshots] = try Self.scan(snapshots) }
         guard let holders = index[snapshots]?.removeValue(forKey: number) else { return }
-        let parent = try Self.openDirectory(snapshots, at: AT_FDCWD)
+        let parent = try DirectoryAccess.open(snapshots, "cannot read \(snapshots)")
         defer { close(parent) }
         for holder in holders {
             let directory: Int32
             do {
-                directory = try Self.openDirectory(holder, at: parent)
+                directory = try DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)")
             } catch let error as SystemCallError where error.errno == ENOENT {
                 continue  // deleted earlier in this run, its filelists with it
             }
@@ -40,13 +40,15 @@ final class SnapperFilelists: @unchecked Sendable {
 
     /// Every `N/filelist-M.txt[.gz]` below `snapshots`, by M.
     private static func scan(_ snapshots: String) throws -> [UInt64: [String]] {
-        let parent = try openDirectory(snapshots, at: AT_FDCWD)
+        let parent = try DirectoryAccess.open(snapshots, "cannot read \(snapshots)")
         defer { close(parent) }
         var found: [UInt64: [String]] = [:]
-        for holder in try names(in: dup(parent), snapshots) where isNumber(holder) {
-            guard let directory = try? openDirectory(holder, at: parent) else { continue }
-            for name in (try? names(in: directory, snapshots + "/" + holder)) ?? [] {
-                guard let number = cachedNumber(name) else { continue }
+        for holder in try DirectoryAccess.entryNames(parent, snapshots).map(DirectoryAccess.text)
+        where ManagerMetadataRemoval.snapperNumber(holder) != nil {
+            guard let directory = try? DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)") else { continue }
+            defer { close(directory) }
+            for name in (try? DirectoryAccess.entryNames(directory, snapshots + "/" + holder)) ?? [] {
+                guard let number = cachedNumber(DirectoryAccess.text(name)) else { continue }
                 found[number, default: []].append(holder)
             }
         }
@@ -59,32 +61,6 @@ final class SnapperFilelists: @unchecked Sendable {
         var rest = name.dropFirst("filelist-".count)
         if rest.hasSuffix(".gz") { rest = rest.dropLast(3) }
         guard rest.hasSuffix(".txt") else { return nil }
-        let digits = rest.dropLast(4)
-        return isNumber(digits) ? UInt64(digits) : nil
-    }
-
-    private static func isNumber(_ name: some StringProtocol) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    /// Never through a symlink: a numbered entry that is one is not snapper's.
-    private static func openDirectory(_ path: String, at base: Int32) throws -> Int32 {
-        let fd = ByteText.withCString(path) { openat(base, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError("cannot read \(path)", call: "openat", errno: errno) }
-        return fd
-    }
-
-    /// The names in the directory open at `fd` (closed here).
-    private static func names(in fd: Int32, _ path: String) throws -> [String] {
-        guard let directory = fdopendir(fd) else {
-            close(fd)
-            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: errno)
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            names.append(withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) })
-        }
-        return names
+        return ManagerMetadataRemoval.snapperNumber(rest.dropLast(4))
     }
 }

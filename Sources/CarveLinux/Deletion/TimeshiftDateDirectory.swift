@@ -15,7 +15,7 @@ enum TimeshiftDateDirectory {
     static func state(of path: String) throws -> (marked: Bool, remaining: [String])? {
         let directory: Int32
         do {
-            directory = try SnapperNumberDirectory.openDirectory(path, "cannot look at \(path)")
+            directory = try DirectoryAccess.open(path, "cannot look at \(path)")
         } catch let error as SystemCallError where error.errno == ENOENT {
             return nil
         }
@@ -26,7 +26,7 @@ enum TimeshiftDateDirectory {
     private static func state(of directory: Int32, _ path: String) throws -> (marked: Bool, remaining: [String]) {
         var info = stat()
         let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        let remaining = try SnapperNumberDirectory.entryNames(directory, path)
+        let remaining = try DirectoryAccess.entryNames(directory, path)
             .filter { $0.first == CChar(UInt8(ascii: "@")) }
             .map { ByteText.decode($0.dropLast().map { UInt8(bitPattern: $0) }) }
         return (marked, remaining.sorted())
@@ -47,8 +47,8 @@ enum TimeshiftDateDirectory {
         guard let (directory, own) = try SnapperNumberDirectory.openOnFilesystem(path, filesystem) else { return [] }
         defer { close(directory) }
         var found: [MarkedDeletionDirectory] = []
-        for name in try SnapperNumberDirectory.entryNames(directory, path) where isSnapshotName(name) {
-            let text = ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
+        for name in try DirectoryAccess.entryNames(directory, path) where isSnapshotName(name) {
+            let text = DirectoryAccess.text(name)
             let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { continue }
             defer { close(child) }

@@ -1,0 +1,43 @@
+import CarveCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Directories as the deletion code opens and reads them: never through a symlink
+/// at the last component, and names kept as bytes, as the `*at` calls take them.
+enum DirectoryAccess {
+    /// `path` opened as a directory, relative to `base` (the working directory by default).
+    static func open(_ path: String, at base: Int32 = AT_FDCWD, _ context: String) throws -> Int32 {
+        let fd = ByteText.withCString(path) { openat(base, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemCallError(context, call: "open", errno: errno) }
+        return fd
+    }
+
+    /// The names in an open directory, each NUL-terminated as the C calls take them,
+    /// "." and ".." left out; read in full before anything is changed.
+    static func entryNames(_ directory: Int32, _ path: String) throws -> [[CChar]] {
+        let copy = dup(directory)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            let code = errno
+            if copy >= 0 { close(copy) }
+            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
+        }
+        defer { closedir(stream) }
+        // The copy shares the original's offset, which an earlier read may have moved.
+        rewinddir(stream)
+        var names: [[CChar]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 }) + [0]
+            }
+            if name == [46, 0] || name == [46, 46, 0] { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// A name from `entryNames` as text, for messages and number checks.
+    static func text(_ name: [CChar]) -> String {
+        ByteText.decode(name.dropLast().map { UInt8(bitPattern: $0) })
+    }
+}
