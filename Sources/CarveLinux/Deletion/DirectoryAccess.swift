@@ -13,6 +13,15 @@ enum DirectoryAccess {
         return fd
     }
 
+    /// The same, or nil when there is nothing at `path` (ENOENT).
+    static func openIfPresent(_ path: String, at base: Int32 = AT_FDCWD, _ context: String) throws -> Int32? {
+        do {
+            return try open(path, at: base, context)
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
     /// The names in an open directory, each NUL-terminated as the C calls take them,
     /// "." and ".." left out; read in full before anything is changed.
     static func entryNames(_ directory: Int32, _ path: String) throws -> [[CChar]] {

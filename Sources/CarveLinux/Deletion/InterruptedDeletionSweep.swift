@@ -119,12 +119,7 @@ enum SnapperNumberDirectory {
     }
 
     static func removeMarker(in path: String) throws {
-        let directory: Int32
-        do {
-            directory = try DirectoryAccess.open(path, "cannot remove \(path)/\(marker)")
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            return
-        }
+        guard let directory = try DirectoryAccess.openIfPresent(path, "cannot remove \(path)/\(marker)") else { return }
         defer { close(directory) }
         guard unlinkat(directory, marker, 0) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove \(path)/\(marker)", call: "unlinkat", errno: errno)
@@ -134,12 +129,7 @@ enum SnapperNumberDirectory {
     /// Whether N holds the marker (a regular file) and anything named `snapshot`;
     /// nil when N is gone. Any doubt about `snapshot` counts as present.
     static func state(of path: String) throws -> (marked: Bool, snapshotPresent: Bool)? {
-        let directory: Int32
-        do {
-            directory = try DirectoryAccess.open(path, "cannot look at \(path)")
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            return nil
-        }
+        guard let directory = try DirectoryAccess.openIfPresent(path, "cannot look at \(path)") else { return nil }
         defer { close(directory) }
         return state(of: directory)
     }
@@ -178,12 +168,7 @@ enum SnapperNumberDirectory {
     /// be a directory of `filesystem` (an fsid check, so a symlink on the way cannot
     /// lead to another btrfs).
     static func openOnFilesystem(_ path: String, _ filesystem: BtrfsFilesystem) throws -> (Int32, stat)? {
-        let directory: Int32
-        do {
-            directory = try DirectoryAccess.open(path, "cannot open \(path)")
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            return nil
-        }
+        guard let directory = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return nil }
         var args = btrfs_ioctl_fs_info_args()
         var own = stat()
         do {

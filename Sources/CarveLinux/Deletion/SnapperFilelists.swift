@@ -23,12 +23,9 @@ final class SnapperFilelists: @unchecked Sendable {
         let parent = try DirectoryAccess.open(snapshots, "cannot read \(snapshots)")
         defer { close(parent) }
         for holder in holders {
-            let directory: Int32
-            do {
-                directory = try DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)")
-            } catch let error as SystemCallError where error.errno == ENOENT {
-                continue  // deleted earlier in this run, its filelists with it
-            }
+            // Gone when it was deleted earlier in this run, its filelists with it.
+            guard let directory = try DirectoryAccess.openIfPresent(holder, at: parent, "cannot read \(snapshots)/\(holder)")
+            else { continue }
             defer { close(directory) }
             for name in ["filelist-\(number).txt", "filelist-\(number).txt.gz"] {
                 guard unlinkat(directory, name, 0) == 0 || errno == ENOENT else {

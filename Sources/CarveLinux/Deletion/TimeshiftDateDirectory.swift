@@ -13,12 +13,7 @@ enum TimeshiftDateDirectory {
     /// whatever they are (a subvolume, a directory, a symlink: any doubt counts as
     /// present); nil when DATE is gone.
     static func state(of path: String) throws -> (marked: Bool, remaining: [String])? {
-        let directory: Int32
-        do {
-            directory = try DirectoryAccess.open(path, "cannot look at \(path)")
-        } catch let error as SystemCallError where error.errno == ENOENT {
-            return nil
-        }
+        guard let directory = try DirectoryAccess.openIfPresent(path, "cannot look at \(path)") else { return nil }
         defer { close(directory) }
         return try state(of: directory, path)
     }
@@ -28,7 +23,7 @@ enum TimeshiftDateDirectory {
         let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         let remaining = try DirectoryAccess.entryNames(directory, path)
             .filter { $0.first == CChar(UInt8(ascii: "@")) }
-            .map { ByteText.decode($0.dropLast().map { UInt8(bitPattern: $0) }) }
+            .map(DirectoryAccess.text)
         return (marked, remaining.sorted())
     }
 
