@@ -17,6 +17,5 @@ import Testing
         let filesystem = BtrfsFilesystem(uuid: "fs", devices: [], mounts: [BtrfsMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
         let outcome = DeletionOutcome(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: filesystem), result: .deleted)
         #expect(AuditTrail.lines(for: outcome) == ["carve: deleted snapshot \(shown) (id 300)"])
-        #expect(AuditTrail.escaped(path) == escapedForTable(path))
     }
 }

@@ -5,7 +5,7 @@ import CarveCore
 enum AuditTrail {
     static func lines(for outcome: DeletionOutcome) -> [String] {
         let snapshot = outcome.snapshot
-        let name = "snapshot \(escaped(snapshot.displayPath)) (id \(snapshot.subvolume.id))"
+        let name = "snapshot \(escapedForTable(snapshot.displayPath)) (id \(snapshot.subvolume.id))"
         var lines: [String]
         switch outcome.result {
         case .deleted: lines = ["carve: deleted \(name)"]
@@ -16,8 +16,6 @@ enum AuditTrail {
         if let warning = outcome.metadataWarning { lines.append("carve: warning: \(warning)") }
         return lines
     }
-
-    static func escaped(_ text: String) -> String { escapedForTable(text) }
 
     static func syslogLine(for outcome: DeletionOutcome) -> String {
         let snapshot = outcome.snapshot
