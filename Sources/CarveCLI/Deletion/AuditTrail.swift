@@ -10,10 +10,13 @@ enum AuditTrail {
         switch outcome.result {
         case .deleted: lines = ["carve: deleted \(name)"]
         case .alreadyGone: lines = ["carve: \(name) was already gone: counted as deleted"]
-        case .refused, .failed: lines = ["carve: cannot delete \(name): \(outcome.errorText ?? "")"]
+        case .refused, .failed: lines = ["carve: cannot delete \(name): \(escapedForTable(outcome.errorText ?? ""))"]
         }
-        if let removed = outcome.metadataRemoved { lines.append("carve: removed its \(snapshot.subvolume.metadata.manager.rawValue) metadata \(removed)") }
-        if let warning = outcome.metadataWarning { lines.append("carve: warning: \(warning)") }
+        // Each line stays one line whatever the names in it, as errors and warnings do.
+        if let removed = outcome.metadataRemoved {
+            lines.append("carve: removed its \(snapshot.subvolume.metadata.manager.rawValue) metadata \(escapedForTable(removed))")
+        }
+        if let warning = outcome.metadataWarning { lines.append("carve: warning: \(escapedForTable(warning))") }
         return lines
     }
 
