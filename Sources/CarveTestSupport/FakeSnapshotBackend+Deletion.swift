@@ -13,14 +13,14 @@ extension FakeSnapshotBackend {
     /// Bytes the fake counts as used besides the subvolumes' exclusive bytes.
     public static let baseUsage: UInt64 = 1 << 30
 
-    public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
+    public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
         try begin(.currentState(subvolume.id))
         guard var current = stored(subvolume.id, on: filesystem) else { return nil }
         current.metadata = subvolume.metadata
         return current
     }
 
-    public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
+    public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
         try begin(.delete(subvolume.id))
         var all = filesystems
         guard let index = all.firstIndex(where: { $0.filesystem.uuid == filesystem.uuid }),
@@ -37,7 +37,7 @@ extension FakeSnapshotBackend {
         }
     }
 
-    public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
+    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? {
         try begin(.removeMetadata(subvolume.id))
         // As on disk: timeshift's DATE stays while another `@…` of it is there.
         if subvolume.metadata.manager == .timeshift, let path = subvolume.metadata.metadataPath,
@@ -54,12 +54,12 @@ extension FakeSnapshotBackend {
     }
 
     /// The fake's cleaner is instant: space comes back at deletion; this records the call.
-    public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
+    public func waitForCleanup(of ids: [UInt64], on filesystem: Filesystem) throws {
         try begin(.waitForCleanup(filesystem.uuid))
     }
 
     /// Used: the base plus the exclusive bytes of the subvolumes left.
-    public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
+    public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
         try begin(.spaceUsage(filesystem.uuid))
         let held = filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes
             .reduce(UInt64(0)) { $0 + ($1.exclusive ?? 0) } ?? 0
@@ -67,7 +67,7 @@ extension FakeSnapshotBackend {
         return SpaceUsage(used: used, available: 100 * Self.baseUsage - used)
     }
 
-    private func stored(_ id: UInt64, on filesystem: BtrfsFilesystem) -> Subvolume? {
+    private func stored(_ id: UInt64, on filesystem: Filesystem) -> Volume? {
         filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes.first { $0.id == id }
     }
 }

@@ -19,7 +19,7 @@ public struct FakeSnapperDirectories: Sendable {
 /// directory and no stored subvolume. Timeshift's `snapshots` are looked for at
 /// `timeshift-btrfs/snapshots` of the top level, as on disk.
 extension FakeSnapshotBackend: InterruptedDeletionMarking {
-    public func markDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Bool {
+    public func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool {
         try begin(.markDeletion(subvolume.id))
         guard let path = subvolume.metadata.metadataPath else { return false }
         switch subvolume.metadata.manager {
@@ -33,7 +33,7 @@ extension FakeSnapshotBackend: InterruptedDeletionMarking {
         }
     }
 
-    public func unmarkDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws {
+    public func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws {
         try begin(.unmarkDeletion(subvolume.id))
         if let path = subvolume.metadata.metadataPath { snapperDirectories.marked.remove(path) }
     }

@@ -6,16 +6,16 @@ import Foundation
 /// recorded in `calls` so a test can say what a command asked for.
 public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
     /// One filesystem as the fake holds it.
-    public struct Filesystem: Sendable {
-        public var filesystem: BtrfsFilesystem
-        public var subvolumes: [Subvolume]
+    public struct StoredFilesystem: Sendable {
+        public var filesystem: Filesystem
+        public var subvolumes: [Volume]
         /// nil: quotas enabled and consistent, sizes come from the subvolumes.
         /// Otherwise why quota sizes are unknown, e.g. "quotas are off on /mnt".
         public var quotaProblem: String?
         public var warnings: [String]
         /// What `--sizes exact` finds (an extent map); nil: the fake cannot scan.
         public var exact: ExactSizes? = nil
-        public init(filesystem: BtrfsFilesystem, subvolumes: [Subvolume], quotaProblem: String? = nil, warnings: [String] = []) {
+        public init(filesystem: Filesystem, subvolumes: [Volume], quotaProblem: String? = nil, warnings: [String] = []) {
             self.filesystem = filesystem; self.subvolumes = subvolumes
             self.quotaProblem = quotaProblem; self.warnings = warnings
         }
@@ -43,16 +43,16 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var stored: [Filesystem]
+    private var stored: [StoredFilesystem]
     /// Paths outside any fake btrfs filesystem, with the error `filesystem(containing:)` throws.
     private var foreignPaths: [String: any Error & Sendable] = [:]
     private var failures: [Call: [any Error & Sendable]] = [:]
     private var recorded: [Call] = []
     private var snapper = FakeSnapperDirectories()
 
-    public init(_ filesystems: [Filesystem] = []) { stored = filesystems }
+    public init(_ filesystems: [StoredFilesystem] = []) { stored = filesystems }
 
-    public var filesystems: [Filesystem] {
+    public var filesystems: [StoredFilesystem] {
         get { locked { stored } }
         set { locked { stored = newValue } }
     }
@@ -73,13 +73,13 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
     /// Makes `filesystem(containing: path)` throw `error` (e.g. the path is on ext4).
     public func setForeign(_ path: String, error: any Error & Sendable) { locked { foreignPaths[path] = error } }
 
-    public func mountedFilesystems() throws -> [BtrfsFilesystem] {
+    public func mountedFilesystems() throws -> [Filesystem] {
         try begin(.mountedFilesystems)
         return locked { stored.map(\.filesystem) }
     }
 
     /// The filesystem whose mountpoint is the longest prefix of `path`.
-    public func filesystem(containing path: String) throws -> BtrfsFilesystem {
+    public func filesystem(containing path: String) throws -> Filesystem {
         try begin(.filesystemContaining(path))
         if let error = locked({ foreignPaths[path] }) { throw error }
         let best = locked { stored }.flatMap { fs in fs.filesystem.mounts.map { (fs.filesystem, $0.mountpoint) } }
@@ -89,7 +89,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         return best.0
     }
 
-    public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+    public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         try begin(.subvolumes(filesystem.uuid))
         guard let fake = locked({ stored.first { $0.filesystem.uuid == filesystem.uuid } }) else {
             throw RuntimeError("no btrfs filesystem \(filesystem.uuid)")
@@ -102,7 +102,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
             // As the real scan does, once per tree read.
             ExtentScanObserver.current?(ExtentScanProgress(
                 subvolumesDone: exact.scan.subvolumes, subvolumesTotal: exact.scan.subvolumes, bytesRead: exact.scan.bytesRead))
-            var listing = SubvolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
+            var listing = VolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
             listing.attach(exact)
             return listing
         }
@@ -111,7 +111,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
             mode = .none
             for index in subvolumes.indices { subvolumes[index].exclusive = nil; subvolumes[index].referenced = nil }
         }
-        return SubvolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: mode, sizeNote: note, warnings: fake.warnings)
+        return VolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: mode, sizeNote: note, warnings: fake.warnings)
     }
 
     /// Records the call, then throws its next injected failure if one is queued.

@@ -15,15 +15,15 @@ public enum SnapshotFixtures {
     public static func filesystem(
         uuid: String = "f5c3e1d2-0000-4000-8000-000000000001", mountpoint: String = "/mnt",
         subvolumePath: String = "/", subvolumeID: UInt64 = 5
-    ) -> BtrfsFilesystem {
-        BtrfsFilesystem(uuid: uuid, devices: ["/dev/loop9"], mounts: [
-            BtrfsMount(mountpoint: mountpoint, subvolumePath: subvolumePath, subvolumeID: subvolumeID),
+    ) -> Filesystem {
+        Filesystem(uuid: uuid, devices: ["/dev/loop9"], mounts: [
+            FilesystemMount(mountpoint: mountpoint, subvolumePath: subvolumePath, subvolumeID: subvolumeID),
         ])
     }
 
     /// A plain (non-snapshot) subvolume, e.g. the source of snapshots.
-    public static func subvolume(_ id: UInt64, path: String, mountedAt mountpoint: String? = "/mnt") -> Subvolume {
-        Subvolume(
+    public static func subvolume(_ id: UInt64, path: String, mountedAt mountpoint: String? = "/mnt") -> Volume {
+        Volume(
             id: id, path: path, mountedPath: mountpoint.map { $0 + "/" + path }, uuid: uuid(id),
             created: epoch.addingTimeInterval(-400 * 86_400), readOnly: false, isSnapshot: false
         )
@@ -31,10 +31,10 @@ public enum SnapshotFixtures {
 
     /// A read-only snapshot of `source`, created `daysAgo` days before `epoch`.
     public static func snapshot(
-        _ id: UInt64, path: String, of source: Subvolume?, daysAgo: Double, metadata: ManagerMetadata = .plain,
+        _ id: UInt64, path: String, of source: Volume?, daysAgo: Double, metadata: ManagerMetadata = .plain,
         mountedAt mountpoint: String? = "/mnt", exclusive: UInt64? = nil, referenced: UInt64? = nil
-    ) -> Subvolume {
-        Subvolume(
+    ) -> Volume {
+        Volume(
             id: id, path: path, mountedPath: mountpoint.map { $0 + "/" + path }, uuid: uuid(id),
             parentUUID: source?.uuid ?? uuid(9_999), generation: id * 10,
             created: epoch.addingTimeInterval(-daysAgo * 86_400), readOnly: true, isSnapshot: true,

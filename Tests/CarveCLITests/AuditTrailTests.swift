@@ -13,8 +13,8 @@ import Testing
         ("/mnt/snaps/tab\tback\\slash\u{7f}", "/mnt/snaps/tab\\x09back\\x5cslash\\x7f"),
     ])
     func theDeletedLineEscapesWhatATableEscapes(path: String, shown: String) {
-        let subvolume = Subvolume(id: 300, path: "snaps/x", mountedPath: path, uuid: "u", created: Date(timeIntervalSince1970: 0))
-        let filesystem = BtrfsFilesystem(uuid: "fs", devices: [], mounts: [BtrfsMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
+        let subvolume = Volume(id: 300, path: "snaps/x", mountedPath: path, uuid: "u", created: Date(timeIntervalSince1970: 0))
+        let filesystem = Filesystem(uuid: "fs", devices: [], mounts: [FilesystemMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
         let outcome = DeletionOutcome(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: filesystem), result: .deleted)
         #expect(AuditTrail.lines(for: outcome) == ["carve: deleted snapshot \(shown) (id 300)"])
     }
@@ -22,8 +22,8 @@ import Testing
     /// The metadata and failure lines quote paths too: each stays one line.
     @Test func metadataAndFailureLinesAreOneLineEach() {
         let path = "/mnt/.snapshots/new\nline"
-        let subvolume = Subvolume(id: 300, path: "snaps/x", mountedPath: path + "/snapshot", uuid: "u", created: Date(timeIntervalSince1970: 0))
-        let filesystem = BtrfsFilesystem(uuid: "fs", devices: [], mounts: [BtrfsMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
+        let subvolume = Volume(id: 300, path: "snaps/x", mountedPath: path + "/snapshot", uuid: "u", created: Date(timeIntervalSince1970: 0))
+        let filesystem = Filesystem(uuid: "fs", devices: [], mounts: [FilesystemMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
         let snapshot = PlannedSnapshot(subvolume: subvolume, filesystem: filesystem)
         let removed = DeletionOutcome(snapshot: snapshot, result: .deleted, metadataRemoved: path,
                                       metadataWarning: "cannot remove \(path)/x: busy")

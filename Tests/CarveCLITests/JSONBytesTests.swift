@@ -65,22 +65,22 @@ import Testing
     }
 
     @Test func theSnapshotWriterPrintsWhatTheColumnsPrint() throws {
-        let top = BtrfsMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5)
-        let filesystem = BtrfsFilesystem(uuid: "0c1d2e3f-0000-4000-8000-000000000001", devices: ["/dev/loop9"], mounts: [top])
+        let top = FilesystemMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5)
+        let filesystem = Filesystem(uuid: "0c1d2e3f-0000-4000-8000-000000000001", devices: ["/dev/loop9"], mounts: [top])
         let created = Date(timeIntervalSince1970: 1_793_534_401.25)
-        var snapper = Subvolume(
+        var snapper = Volume(
             id: 300, parentID: 256, path: "@/.snapshots/7/snapshot", mountedPath: "/mnt/top/@/.snapshots/7/snapshot",
             uuid: "a1", parentUUID: "b2", receivedUUID: "c3", generation: 42, created: created,
             metadata: ManagerMetadata(manager: .snapper, config: "root", number: 7, type: "pre",
                                       description: "before \"upgrade\"\n\tnow", important: true),
             sourceID: 256, sourcePath: "@", exclusive: 4096, referenced: 1 << 40, mountpoints: ["/a", "/b c"])
         snapper.hasNestedSubvolumes = true
-        let timeshift = Subvolume(
+        let timeshift = Volume(
             id: 301, path: "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@", uuid: "d4", created: created,
             readOnly: false, metadata: ManagerMetadata(manager: .timeshift, name: "2026-11-01_12-00-01", tags: ["O", "D"]))
-        let plain = Subvolume(id: 302, path: "data", uuid: "e5", created: Date(timeIntervalSince1970: -86_400), isSnapshot: false)
-        let negative = Subvolume(id: 303, path: "odd", uuid: "f6", created: created, metadata: ManagerMetadata(manager: .snapper, number: -3))
-        let listing = SubvolumeListing(filesystem: filesystem, subvolumes: [snapper, timeshift, plain, negative], sizes: .quota)
+        let plain = Volume(id: 302, path: "data", uuid: "e5", created: Date(timeIntervalSince1970: -86_400), isSnapshot: false)
+        let negative = Volume(id: 303, path: "odd", uuid: "f6", created: created, metadata: ManagerMetadata(manager: .snapper, number: -3))
+        let listing = VolumeListing(filesystem: filesystem, subvolumes: [snapper, timeshift, plain, negative], sizes: .quota)
         for zone in [TimeZone(identifier: "UTC")!, TimeZone(identifier: "America/St_Johns")!] {
             for row in SnapshotRow.rows(at: Array(listing.subvolumes.indices), of: listing, timeZone: zone) {
                 let writer = try #require(SnapshotJSONWriter(columns: SnapshotColumns.all, level: 2))

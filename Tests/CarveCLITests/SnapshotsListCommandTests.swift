@@ -154,7 +154,7 @@ import Testing
     }
 
     @Test func everyMountedFilesystemWithoutPaths() {
-        let other = BtrfsFilesystem(uuid: "other", devices: ["/dev/vdz"], mounts: [BtrfsMount(mountpoint: "/srv", subvolumePath: "/", subvolumeID: 5)])
+        let other = Filesystem(uuid: "other", devices: ["/dev/vdz"], mounts: [FilesystemMount(mountpoint: "/srv", subvolumePath: "/", subvolumeID: 5)])
         let backend = Self.backend()
         backend.filesystems.append(.init(filesystem: other, subvolumes: [
             F.snapshot(400, path: "s", of: nil, daysAgo: 100, mountedAt: "/srv", exclusive: 1, referenced: 1),

@@ -48,9 +48,9 @@ struct CheckFixture {
     }
 
     /// Snapshots of the filesystem mounted at /mnt, oldest first by `daysAgo`.
-    mutating func snapshots(_ list: [Subvolume], quotaProblem: String? = nil) {
+    mutating func snapshots(_ list: [Volume], quotaProblem: String? = nil) {
         let source = SnapshotFixtures.subvolume(256, path: "home")
-        snapshots = FakeSnapshotBackend([FakeSnapshotBackend.Filesystem(
+        snapshots = FakeSnapshotBackend([FakeSnapshotBackend.StoredFilesystem(
             filesystem: SnapshotFixtures.filesystem(), subvolumes: [source] + list, quotaProblem: quotaProblem
         )])
     }

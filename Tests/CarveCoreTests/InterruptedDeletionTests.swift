@@ -134,7 +134,7 @@ import Testing
         fixture.backend.snapperDirectories.configs = [:]
         fixture.backend.snapperDirectories.marked = ["/mnt/.snapshots/9", "/mnt/data/.snapshots/4"]
         fixture.backend.snapperDirectories.orphans = ["/mnt/.snapshots/9", "/mnt/data/.snapshots/4"]
-        let listing = SubvolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
+        let listing = VolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
         let scopes = InterruptedDeletionScope.from([listing])
         #expect(scopes.map(\.snapperDirectories) == [["/mnt/.snapshots"]])
         let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run(scopes)

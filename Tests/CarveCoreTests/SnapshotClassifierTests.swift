@@ -8,8 +8,8 @@ import Testing
     let utc = TimeZone(identifier: "UTC")!
 
     func raw(_ id: UInt64, _ path: String, parent: UInt64 = 5, parentUUID: String? = nil, readOnly: Bool = true,
-             mounted: Bool = true) -> Subvolume {
-        Subvolume(id: id, parentID: parent, path: path, mountedPath: mounted ? "/mnt/" + path : nil, uuid: F.uuid(id),
+             mounted: Bool = true) -> Volume {
+        Volume(id: id, parentID: parent, path: path, mountedPath: mounted ? "/mnt/" + path : nil, uuid: F.uuid(id),
                   parentUUID: parentUUID, created: F.epoch, readOnly: readOnly, isSnapshot: false)
     }
 
@@ -96,10 +96,10 @@ import Testing
 }
 
 @Suite struct MountedPathTests {
-    let fs = BtrfsFilesystem(uuid: "u", devices: ["/dev/x"], mounts: [
-        BtrfsMount(mountpoint: "/", subvolumePath: "/@", subvolumeID: 256),
-        BtrfsMount(mountpoint: "/home", subvolumePath: "/@home", subvolumeID: 257),
-        BtrfsMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5),
+    let fs = Filesystem(uuid: "u", devices: ["/dev/x"], mounts: [
+        FilesystemMount(mountpoint: "/", subvolumePath: "/@", subvolumeID: 256),
+        FilesystemMount(mountpoint: "/home", subvolumePath: "/@home", subvolumeID: 257),
+        FilesystemMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5),
     ])
 
     @Test func choosesTheMostSpecificMount() {
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func unreachableWithoutATopLevelMount() {
-        let only = BtrfsFilesystem(uuid: "u", devices: [], mounts: [BtrfsMount(mountpoint: "/srv", subvolumePath: "/@srv", subvolumeID: 300)])
+        let only = Filesystem(uuid: "u", devices: [], mounts: [FilesystemMount(mountpoint: "/srv", subvolumePath: "/@srv", subvolumeID: 300)])
         #expect(only.mountedPath(ofTopLevelPath: "@snaps/a") == nil)
         #expect(only.mountedPath(ofTopLevelPath: "@srv/x") == "/srv/x")
     }

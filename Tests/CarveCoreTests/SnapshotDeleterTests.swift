@@ -11,7 +11,7 @@ struct DeletionFixture {
     let home = F.subvolume(256, path: "@home")
     let backend: FakeSnapshotBackend
 
-    init(extra: [Subvolume] = []) {
+    init(extra: [Volume] = []) {
         let snapshots = (0..<6).map { index in
             F.snapshot(300 + UInt64(index), path: "snaps/home.\(index)", of: F.subvolume(256, path: "@home"),
                        daysAgo: Double(60 - index * 10), exclusive: 10 << 20)
@@ -19,7 +19,7 @@ struct DeletionFixture {
         backend = FakeSnapshotBackend([.init(filesystem: F.filesystem(), subvolumes: [F.subvolume(256, path: "@home")] + snapshots + extra)])
     }
 
-    var subvolumes: [Subvolume] { backend.filesystems[0].subvolumes }
+    var subvolumes: [Volume] { backend.filesystems[0].subvolumes }
     var remainingIDs: [UInt64] { subvolumes.map(\.id) }
 
     func planned(_ ids: [UInt64], named: Bool = false) -> [PlannedSnapshot] {
@@ -33,7 +33,7 @@ struct DeletionFixture {
     }
 
     /// Changes the stored state of a subvolume, as another process would between plan and deletion.
-    func change(_ id: UInt64, _ body: (inout Subvolume) -> Void) {
+    func change(_ id: UInt64, _ body: (inout Volume) -> Void) {
         var all = backend.filesystems
         let index = all[0].subvolumes.firstIndex { $0.id == id }!
         body(&all[0].subvolumes[index])

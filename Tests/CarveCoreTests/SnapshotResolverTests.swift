@@ -10,7 +10,7 @@ import Testing
 
     init() {
         let root = F.subvolume(257, path: "@")
-        func snapper(_ number: Int, _ id: UInt64) -> Subvolume {
+        func snapper(_ number: Int, _ id: UInt64) -> Volume {
             F.snapshot(id, path: "@/.snapshots/\(number)/snapshot", of: root, daysAgo: Double(50 - number),
                        metadata: ManagerMetadata(manager: .snapper, config: "root", number: number))
         }

@@ -7,7 +7,7 @@ import Testing
     typealias F = SnapshotFixtures
     let home = F.subvolume(256, path: "@home")
     let root = F.subvolume(257, path: "@")
-    var all: [Subvolume] {
+    var all: [Volume] {
         [
             home, root,
             F.snapshot(300, path: "snaps/home.1", of: home, daysAgo: 40),

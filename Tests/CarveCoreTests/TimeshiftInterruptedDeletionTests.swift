@@ -126,7 +126,7 @@ import Testing
         let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run([scope])
         #expect(report.finished.map(\.path) == ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"])
         // The listing names the `snapshots` that hold listed timeshift snapshots.
-        let listing = SubvolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
+        let listing = VolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
         #expect(InterruptedDeletionScope.from([listing]).map(\.timeshiftDirectories) == [[Self.places]])
     }
 

@@ -128,13 +128,13 @@ struct ReferenceSnapshotBackend: SnapshotBackend {
     let mountpoint: String
     let device: String
 
-    func mountedFilesystems() throws -> [BtrfsFilesystem] { [try filesystem(containing: mountpoint)] }
+    func mountedFilesystems() throws -> [Filesystem] { [try filesystem(containing: mountpoint)] }
 
-    func filesystem(containing path: String) throws -> BtrfsFilesystem {
-        BtrfsFilesystem(uuid: "", devices: [device], mounts: [BtrfsMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
+    func filesystem(containing path: String) throws -> Filesystem {
+        Filesystem(uuid: "", devices: [device], mounts: [FilesystemMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
     }
 
-    func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+    func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         var exclusive: [UInt64: UInt64] = [:]
         for line in try Shell.check(["btrfs", "qgroup", "show", "--raw", mountpoint]).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -143,17 +143,17 @@ struct ReferenceSnapshotBackend: SnapshotBackend {
             exclusive[id] = excl
         }
         let list = try Shell.check(["btrfs", "subvolume", "list", "-s", mountpoint])
-        let snapshots = list.split(separator: "\n").compactMap { line -> Subvolume? in
+        let snapshots = list.split(separator: "\n").compactMap { line -> Volume? in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let idIndex = fields.firstIndex(of: "ID"), let id = UInt64(fields[idIndex + 1]),
                   let pathIndex = fields.firstIndex(of: "path") else { return nil }
             let path = fields[(pathIndex + 1)...].joined(separator: " ")
-            return Subvolume(
+            return Volume(
                 id: id, path: path, mountedPath: mountpoint + "/" + path, uuid: "snapshot-\(id)", parentUUID: "source",
                 created: Date(timeIntervalSince1970: TimeInterval(id)), exclusive: exclusive[id]
             )
         }
-        return SubvolumeListing(filesystem: filesystem, subvolumes: snapshots, sizes: exclusive.isEmpty ? .none : .quota)
+        return VolumeListing(filesystem: filesystem, subvolumes: snapshots, sizes: exclusive.isEmpty ? .none : .quota)
     }
 }
 

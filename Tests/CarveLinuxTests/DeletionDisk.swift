@@ -79,7 +79,7 @@ final class DeletionDisk {
         return (run, stdout, stderr, seen)
     }
 
-    /// Subvolume paths as `btrfs subvolume list` shows them (the reference), sorted.
+    /// Volume paths as `btrfs subvolume list` shows them (the reference), sorted.
     func subvolumes() throws -> [String] {
         try Shell.check(["btrfs", "subvolume", "list", mountpoint]).split(separator: "\n").compactMap { line in
             line.range(of: " path ").map { String(line[$0.upperBound...]) }

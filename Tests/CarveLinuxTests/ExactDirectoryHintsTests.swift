@@ -22,7 +22,7 @@ struct ExactDirectoryHintsTests {
                 f.write(os.urandom(rng.randint(3, 9) * 1024))
         """
 
-    func withChurnedDisk(_ body: (_ mountpoint: String, _ listing: SubvolumeListing) throws -> Void) throws {
+    func withChurnedDisk(_ body: (_ mountpoint: String, _ listing: VolumeListing) throws -> Void) throws {
         let loop = try LoopDisk(size: "1G")
         defer { loop.cleanup() }
         try Shell.check(["mkfs.btrfs", "-q", "-f", loop.device])
@@ -51,7 +51,7 @@ struct ExactDirectoryHintsTests {
         try body(mnt, try backend.subvolumes(of: try backend.filesystem(containing: mnt), sizes: .none))
     }
 
-    func lineages(_ listing: SubvolumeListing) -> [UInt64: String] {
+    func lineages(_ listing: VolumeListing) -> [UInt64: String] {
         Dictionary(uniqueKeysWithValues: listing.subvolumes.map { ($0.id, $0.parentUUID ?? $0.uuid) })
     }
 

@@ -38,7 +38,7 @@ struct ExactSizesIntegrationTests {
         }
 
         /// The listing with exact sizes, read in-process through the real backend.
-        func exact() throws -> SubvolumeListing {
+        func exact() throws -> VolumeListing {
             try Shell.check(["sync"])
             let backend = BtrfsSnapshotBackend()
             return try backend.subvolumes(of: try backend.filesystem(containing: mountpoint), sizes: .exact)
@@ -88,7 +88,7 @@ struct ExactSizesIntegrationTests {
 
     /// qgroup exclusive minus carve's data bytes must be whole tree blocks: at least
     /// the snapshot's root block, at most carve's estimate of its whole tree.
-    func expectMetadataWithinEstimate(_ listing: SubvolumeListing, qgroups: [UInt64: UInt64]) throws {
+    func expectMetadataWithinEstimate(_ listing: VolumeListing, qgroups: [UInt64: UInt64]) throws {
         let exact = try #require(listing.exact)
         for snapshot in listing.subvolumes where snapshot.isSnapshot {
             let data = try #require(snapshot.exclusive)

@@ -11,14 +11,14 @@ struct RootTreeIntegrationTests {
     typealias Btrfs = SnapshotsListIntegrationTests.Btrfs
 
     /// What libbtrfsutil says, as the listing's model.
-    func iterated(_ mountpoint: String) throws -> [Subvolume] {
+    func iterated(_ mountpoint: String) throws -> [Volume] {
         let iterator = try SubvolumeIterator(try DirectoryHandle(mountpoint), top: 5)
-        var found: [Subvolume] = []
-        while let (path, info) = try iterator.next() { found.append(Subvolume(path: path, info: info)) }
+        var found: [Volume] = []
+        while let (path, info) = try iterator.next() { found.append(Volume(path: path, info: info)) }
         return found.sorted { $0.id < $1.id }
     }
 
-    func expectSame(_ bulk: [Subvolume], _ reference: [Subvolume]) {
+    func expectSame(_ bulk: [Volume], _ reference: [Volume]) {
         #expect(bulk.map(\.id) == reference.map(\.id))
         for (ours, theirs) in zip(bulk, reference) {
             #expect(ours.path == theirs.path, "subvolume \(ours.id)")

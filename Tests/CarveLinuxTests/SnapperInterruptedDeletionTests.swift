@@ -42,7 +42,7 @@ struct SnapperInterruptedDeletionTests {
     }
 
     /// The real backend's view of one snapper snapshot, as a deletion run has it.
-    func snapperSnapshot(_ number: Int, _ config: String, on disk: DeletionDisk) throws -> (BtrfsSnapshotBackend, Subvolume, BtrfsFilesystem) {
+    func snapperSnapshot(_ number: Int, _ config: String, on disk: DeletionDisk) throws -> (BtrfsSnapshotBackend, Volume, Filesystem) {
         let backend = BtrfsSnapshotBackend()
         let filesystem = try backend.filesystem(containing: disk.mountpoint)
         let listing = try backend.subvolumes(of: filesystem, sizes: .none)

@@ -138,9 +138,9 @@ struct SnapshotsListCommand: ParsableCommand {
     }
 
     /// The filesystems of the given paths, each once; every mounted btrfs without paths.
-    func filesystems(_ backend: any SnapshotBackend) throws -> [BtrfsFilesystem] {
+    func filesystems(_ backend: any SnapshotBackend) throws -> [Filesystem] {
         guard !paths.isEmpty else { return try backend.mountedFilesystems() }
-        var found: [BtrfsFilesystem] = []
+        var found: [Filesystem] = []
         for path in paths {
             let filesystem = try backend.filesystem(named: path)
             if !found.contains(where: { $0.uuid == filesystem.uuid }) { found.append(filesystem) }
@@ -150,7 +150,7 @@ struct SnapshotsListCommand: ParsableCommand {
 
     /// The selected snapshots; with --all-subvolumes the plain subvolumes go through the same filters.
     /// Positions in `listing.subvolumes` of the selected snapshots.
-    func select(_ criteria: SnapshotSelection, in listing: SubvolumeListing, now: Date) -> [Int] {
+    func select(_ criteria: SnapshotSelection, in listing: VolumeListing, now: Date) -> [Int] {
         guard allSubvolumes else { return criteria.selectedIndices(in: listing.subvolumes, now: now) }
         var everything = listing.subvolumes
         for index in everything.indices { everything[index].isSnapshot = true }

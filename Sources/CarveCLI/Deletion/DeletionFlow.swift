@@ -123,7 +123,7 @@ struct DeletionFlow {
         }
     }
 
-    private func filesystems(_ snapshots: [PlannedSnapshot]) -> [BtrfsFilesystem] {
+    private func filesystems(_ snapshots: [PlannedSnapshot]) -> [Filesystem] {
         var seen = Set<String>()
         return snapshots.map(\.filesystem).filter { seen.insert($0.uuid).inserted }
     }

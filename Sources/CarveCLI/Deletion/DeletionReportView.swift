@@ -108,11 +108,11 @@ struct DeletionReportView {
         var subvolumes = [snapshot.subvolume]
         // The row shows the source by its mounted path, which it looks up in the listing.
         if let id = snapshot.subvolume.sourceID, let path = snapshot.subvolume.sourcePath {
-            subvolumes.append(Subvolume(
+            subvolumes.append(Volume(
                 id: id, path: path, mountedPath: snapshot.filesystem.mountedPath(ofTopLevelPath: path), uuid: "",
                 created: snapshot.subvolume.created, isSnapshot: false))
         }
-        let listing = SubvolumeListing(filesystem: snapshot.filesystem, subvolumes: subvolumes, sizes: .none)
+        let listing = VolumeListing(filesystem: snapshot.filesystem, subvolumes: subvolumes, sizes: .none)
         return SnapshotColumns.snapshotJSON(SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
     }
 

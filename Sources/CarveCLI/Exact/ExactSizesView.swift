@@ -43,7 +43,7 @@ struct ExactTotals {
     var scans: [ExtentScanReport] = []
 
     /// Adds the reclaim of `selected`'s snapshots on `listing`'s filesystem.
-    mutating func add(_ listing: SubvolumeListing, selected: [Subvolume]) {
+    mutating func add(_ listing: VolumeListing, selected: [Volume]) {
         guard let exact = listing.exact else { return }
         let set = exact.reclaim(deleting: selected.filter(\.isSnapshot).map(\.id))
         reclaim.data += set.data

@@ -103,15 +103,15 @@ public struct ThinRequest: Sendable {
 enum Scope {
     /// `paths` (each a path inside a btrfs filesystem) or, when empty, every mounted
     /// btrfs filesystem; each once. A path not on btrfs is bad input here.
-    static func listings(_ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota) throws -> [SubvolumeListing] {
-        var filesystems: [BtrfsFilesystem] = []
+    static func listings(_ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota) throws -> [VolumeListing] {
+        var filesystems: [Filesystem] = []
         if paths.isEmpty {
             // Every mounted one: a filesystem unmounted meanwhile is left out with a warning.
             return try backend.mountedFilesystems().compactMap { filesystem in
                 do {
                     return try backend.subvolumes(of: filesystem, sizes: sizes)
                 } catch {
-                    var listing = SubvolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
+                    var listing = VolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
                     listing.warnings = ["cannot list snapshots on \(filesystem.mountpoint): \(error)"]
                     return listing
                 }
@@ -126,7 +126,7 @@ enum Scope {
     }
 
     /// Size notes and warnings of the filesystems that have selected snapshots.
-    static func notes(_ listings: [SubvolumeListing], for selected: [PlannedSnapshot]) -> [String] {
+    static func notes(_ listings: [VolumeListing], for selected: [PlannedSnapshot]) -> [String] {
         let touched = Set(selected.map(\.filesystem.uuid))
         return listings.filter { touched.contains($0.filesystem.uuid) || $0.subvolumes.isEmpty }.flatMap { listing in
             listing.warnings.map { "warning: \($0)" } + (listing.sizeNote.map { [$0] } ?? [])

@@ -11,9 +11,9 @@ public protocol InterruptedDeletionMarking: Sendable {
     /// call created it, since a marker already there may record a sibling `@…` deleted
     /// before (DATE's `@` gone, its `@home` failing): that loss must stay on record.
     /// false too when the snapshot has no such directory (nothing to mark).
-    func markDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Bool
+    func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool
     /// Removes the marker after a deletion that did not happen.
-    func unmarkDeletion(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws
+    func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws
     /// The directories holding the marker: in every snapper config's `.snapshots`,
     /// in timeshift's `timeshift-btrfs/snapshots` at the top level, and in the
     /// scope's `seen` ones (mounted paths). Unmarked directories are never returned.
@@ -79,17 +79,17 @@ public struct MarkedDirectoryScan: Sendable {
 /// A filesystem a run works on and the manager directories its listing showed
 /// (snapper's `.snapshots`, timeshift's `snapshots`), as mounted paths.
 public struct InterruptedDeletionScope: Sendable {
-    public var filesystem: BtrfsFilesystem
+    public var filesystem: Filesystem
     public var snapperDirectories: [String]
     public var timeshiftDirectories: [String]
-    public init(filesystem: BtrfsFilesystem, snapperDirectories: [String] = [], timeshiftDirectories: [String] = []) {
+    public init(filesystem: Filesystem, snapperDirectories: [String] = [], timeshiftDirectories: [String] = []) {
         self.filesystem = filesystem; self.snapperDirectories = snapperDirectories
         self.timeshiftDirectories = timeshiftDirectories
     }
 
     /// One scope per listing: a directory no config or fixed place names is found
     /// through the snapshots of it that are listed.
-    public static func from(_ listings: [SubvolumeListing]) -> [InterruptedDeletionScope] {
+    public static func from(_ listings: [VolumeListing]) -> [InterruptedDeletionScope] {
         listings.map { listing in
             InterruptedDeletionScope(
                 filesystem: listing.filesystem, snapperDirectories: parents(of: listing, .snapper),
@@ -97,7 +97,7 @@ public struct InterruptedDeletionScope: Sendable {
         }
     }
 
-    private static func parents(of listing: SubvolumeListing, _ manager: SnapshotManager) -> [String] {
+    private static func parents(of listing: VolumeListing, _ manager: SnapshotManager) -> [String] {
         var seen: [String] = []
         for subvolume in listing.subvolumes where subvolume.metadata.manager == manager {
             guard let path = subvolume.metadata.metadataPath, let slash = path.lastIndex(of: "/") else { continue }

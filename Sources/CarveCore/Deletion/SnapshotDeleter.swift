@@ -1,11 +1,11 @@
 /// A snapshot chosen for deletion, with the filesystem it lives on.
 public struct PlannedSnapshot: Sendable, Hashable {
-    public var subvolume: Subvolume
-    public var filesystem: BtrfsFilesystem
+    public var subvolume: Volume
+    public var filesystem: Filesystem
     /// True when the user named it (path, number, id) rather than a selection option
     /// choosing it: a named snapshot that cannot be deleted counts as a failure.
     public var named: Bool
-    public init(subvolume: Subvolume, filesystem: BtrfsFilesystem, named: Bool = false) {
+    public init(subvolume: Volume, filesystem: Filesystem, named: Bool = false) {
         self.subvolume = subvolume; self.filesystem = filesystem; self.named = named
     }
 
@@ -83,7 +83,7 @@ public struct SnapshotDeleter: Sendable {
     /// Deletes one snapshot if its current state allows it, then its manager metadata.
     public func delete(_ snapshot: PlannedSnapshot) -> DeletionOutcome {
         let filesystem = snapshot.filesystem
-        let current: Subvolume
+        let current: Volume
         do {
             guard let fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
                 return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
@@ -112,7 +112,7 @@ public struct SnapshotDeleter: Sendable {
     /// a run killed in between leaves what the next run finishes. True when a failed
     /// deletion takes the marker back (see `markDeletion`). A marker that cannot be
     /// written (a full disk) does not stop the deletion: freeing space comes first.
-    private func mark(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem) -> Bool {
+    private func mark(_ subvolume: Volume, on filesystem: Filesystem) -> Bool {
         guard let marking, [.snapper, .timeshift].contains(subvolume.metadata.manager),
               subvolume.metadata.metadataPath != nil
         else { return false }

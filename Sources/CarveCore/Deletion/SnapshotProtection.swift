@@ -40,7 +40,7 @@ public struct DeletionRules: Sendable, Hashable {
     }
 
     /// Every rule `subvolume` breaks, first the ones no flag lifts; empty when it may be deleted.
-    public func protections(of subvolume: Subvolume) -> [Protection] {
+    public func protections(of subvolume: Volume) -> [Protection] {
         var found: [Protection] = []
         if !subvolume.isSnapshot { found.append(.notSnapshot) }
         if subvolume.isDefault { found.append(.defaultSubvolume) }

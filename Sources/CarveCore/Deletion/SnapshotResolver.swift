@@ -6,11 +6,11 @@ import Foundation
 public struct SnapshotResolver: Sendable {
     public let backend: any SnapshotBackend
     /// The listings of the filesystems in scope (`--filesystem`, or every mounted btrfs).
-    public let listings: [SubvolumeListing]
+    public let listings: [VolumeListing]
     /// True when `--filesystem` narrowed the scope, so a path elsewhere is an error.
     public let scoped: Bool
 
-    public init(backend: any SnapshotBackend, listings: [SubvolumeListing], scoped: Bool) {
+    public init(backend: any SnapshotBackend, listings: [VolumeListing], scoped: Bool) {
         self.backend = backend; self.listings = listings; self.scoped = scoped
     }
 
@@ -89,7 +89,7 @@ public struct SnapshotResolver: Sendable {
 
     /// Every path through which a mount of the filesystem reaches the subvolume: a
     /// snapshot also mounted with `-o subvol=` is still named by its path in the tree.
-    static func paths(of subvolume: Subvolume, through filesystem: BtrfsFilesystem) -> [String] {
+    static func paths(of subvolume: Volume, through filesystem: Filesystem) -> [String] {
         let path = subvolume.path.split(separator: "/").joined(separator: "/")
         return filesystem.mounts.compactMap { mount in
             let root = mount.subvolumePath.split(separator: "/").joined(separator: "/")
@@ -101,7 +101,7 @@ public struct SnapshotResolver: Sendable {
         }
     }
 
-    private func btrfs(containing path: String, named name: String) throws -> BtrfsFilesystem {
+    private func btrfs(containing path: String, named name: String) throws -> Filesystem {
         do {
             return try backend.filesystem(containing: path)
         } catch let error as RuntimeError {
@@ -134,7 +134,7 @@ public struct SnapshotResolver: Sendable {
 extension SnapshotBackend {
     /// The btrfs filesystem holding a path the user named. A path on another
     /// filesystem is bad input (exit 64), in every command alike.
-    public func filesystem(named path: String) throws -> BtrfsFilesystem {
+    public func filesystem(named path: String) throws -> Filesystem {
         do {
             return try filesystem(containing: path)
         } catch let error as RuntimeError {

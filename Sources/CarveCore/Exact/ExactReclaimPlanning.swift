@@ -32,14 +32,14 @@ extension DeletionPlan {
     }
 
     /// The extent maps of the listings scanned for exact sizes, by filesystem UUID.
-    public static func exactSizes(_ listings: [SubvolumeListing]) -> [String: ExactSizes] {
+    public static func exactSizes(_ listings: [VolumeListing]) -> [String: ExactSizes] {
         var maps: [String: ExactSizes] = [:]
         for listing in listings { if let exact = listing.exact { maps[listing.filesystem.uuid] = exact } }
         return maps
     }
 
     /// The scan summaries of the listings that have exact sizes, for stderr.
-    public static func exactNotes(_ listings: [SubvolumeListing]) -> [String] {
+    public static func exactNotes(_ listings: [VolumeListing]) -> [String] {
         listings.compactMap { listing in listing.exact.map { "\(listing.filesystem.mountpoint): \($0.summary)" } }
     }
 }

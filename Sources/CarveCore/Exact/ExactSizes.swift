@@ -92,7 +92,7 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     }
 }
 
-extension SubvolumeListing {
+extension VolumeListing {
     /// Fills each subvolume's exclusive and referenced bytes from `exact` (data only)
     /// and keeps `exact` for set questions.
     public mutating func attach(_ exact: ExactSizes) {

@@ -15,7 +15,7 @@ public struct ExtentKey: Sendable, Hashable, Codable {
 /// of subvolumes frees exactly the extents whose referencing subvolumes all lie in
 /// the set, each counted once at its on-disk size.
 public struct ExtentMap: Sendable {
-    /// Subvolume ids in index order.
+    /// Volume ids in index order.
     public private(set) var subvolumeIDs: [UInt64] = []
     private var indices: [UInt64: UInt32] = [:]
     private var extents = ExtentTable()

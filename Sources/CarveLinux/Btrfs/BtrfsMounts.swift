@@ -10,24 +10,24 @@ import Glibc
 enum BtrfsMounts {
     static let superMagic: Int = 0x9123_683E // BTRFS_SUPER_MAGIC
 
-    static func filesystems(from entries: [MountEntry]) -> [BtrfsFilesystem] {
+    static func filesystems(from entries: [MountEntry]) -> [Filesystem] {
         var order: [DeviceNumber] = []
         var groups: [DeviceNumber: [MountEntry]] = [:]
         for entry in entries where entry.fsType == "btrfs" {
             if groups[entry.number] == nil { order.append(entry.number) }
             groups[entry.number, default: []].append(entry)
         }
-        return order.compactMap { number -> BtrfsFilesystem? in
+        return order.compactMap { number -> Filesystem? in
             let mounts = groups[number] ?? []
             // A mount that cannot be opened (hidden below another mount, gone) is skipped for the fsid.
             guard let uuid = mounts.lazy.compactMap({ try? fsid(of: $0.mountpoint) }).first else { return nil }
             let devices = mounts.map(\.source).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            return BtrfsFilesystem(uuid: uuid, devices: devices, mounts: mounts.map(btrfsMount))
+            return Filesystem(uuid: uuid, devices: devices, mounts: mounts.map(btrfsMount))
         }
     }
 
-    static func btrfsMount(_ entry: MountEntry) -> BtrfsMount {
-        BtrfsMount(
+    static func btrfsMount(_ entry: MountEntry) -> FilesystemMount {
+        FilesystemMount(
             mountpoint: entry.mountpoint, subvolumePath: entry.root,
             subvolumeID: entry.superOption("subvolid").flatMap { UInt64($0) } ?? 5, readOnly: entry.isReadOnly
         )

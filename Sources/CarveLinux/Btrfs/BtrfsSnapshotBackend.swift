@@ -24,11 +24,11 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         self.mountTable = mountTable; self.root = root; self.isRoot = isRoot
     }
 
-    public func mountedFilesystems() throws -> [BtrfsFilesystem] {
+    public func mountedFilesystems() throws -> [Filesystem] {
         BtrfsMounts.filesystems(from: try mountTable.mounts())
     }
 
-    public func filesystem(containing path: String) throws -> BtrfsFilesystem {
+    public func filesystem(containing path: String) throws -> Filesystem {
         guard try BtrfsMounts.isBtrfs(path) else {
             let resolved = realPath(path) ?? path
             let type = BtrfsMounts.fsType(of: resolved, in: (try? mountTable.mounts()) ?? []) ?? "a filesystem other than btrfs"
@@ -43,7 +43,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
-    public func subvolumes(of filesystem: BtrfsFilesystem, sizes: SizeMode) throws -> SubvolumeListing {
+    public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         var warnings: [String] = []
         var found = try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
@@ -59,7 +59,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
             snapperDirectories: snapperDirectories(snapper.configs, on: filesystem),
             readFile: { path, limit in try MetadataFile.read(path, limit: limit) })
         let classifyWarnings = classifier.classify(&found)
-        var listing = SubvolumeListing(
+        var listing = VolumeListing(
             filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
         if sizes == .quota { try attachQuotaSizes(to: &listing) }
         if sizes == .exact { try attachExactSizes(to: &listing) }
@@ -69,14 +69,14 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     // MARK: pieces
 
     /// Every subvolume below the top level (needs CAP_SYS_ADMIN), read in bulk from the root tree.
-    func everySubvolume(of filesystem: BtrfsFilesystem) throws -> [Subvolume] {
+    func everySubvolume(of filesystem: Filesystem) throws -> [Volume] {
         try RootTree(directory: try DirectoryHandle(filesystem.mountpoint)).subvolumes()
     }
 
     /// Without root: the subvolumes below each mount that this user can read. The
     /// kernel skips the rest silently, so the listing says it may be incomplete.
-    func readableSubvolumes(of filesystem: BtrfsFilesystem, warnings: inout [String]) throws -> [Subvolume] {
-        var byID: [UInt64: Subvolume] = [:]
+    func readableSubvolumes(of filesystem: Filesystem, warnings: inout [String]) throws -> [Volume] {
+        var byID: [UInt64: Volume] = [:]
         var order: [UInt64] = []
         for mount in filesystem.mounts {
             let prefix = String(mount.subvolumePath.drop { $0 == "/" })
@@ -84,7 +84,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
                 let iterator = try SubvolumeIterator(try DirectoryHandle(mount.mountpoint), top: 0)
                 while let (path, info) = try iterator.next() {
                     guard byID[info.id] == nil else { continue }
-                    byID[info.id] = Subvolume(path: prefix.isEmpty ? path : prefix + "/" + path, info: info)
+                    byID[info.id] = Volume(path: prefix.isEmpty ? path : prefix + "/" + path, info: info)
                     order.append(info.id)
                 }
             } catch {
@@ -95,7 +95,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         return order.compactMap { byID[$0] }
     }
 
-    func defaultSubvolume(of filesystem: BtrfsFilesystem) throws -> UInt64 {
+    func defaultSubvolume(of filesystem: Filesystem) throws -> UInt64 {
         let directory = try DirectoryHandle(filesystem.mountpoint)
         var id: UInt64 = 0
         try BtrfsUtilCall.check(
@@ -105,7 +105,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     }
 
     /// Each config's `.snapshots` directory located on this filesystem through the mounts.
-    func snapperDirectories(_ configs: [SnapperConfig], on filesystem: BtrfsFilesystem) -> [SnapshotClassifier.SnapperDirectory] {
+    func snapperDirectories(_ configs: [SnapperConfig], on filesystem: Filesystem) -> [SnapshotClassifier.SnapperDirectory] {
         configs.compactMap { config in
             let snapshots = (config.subvolume == "/" ? "" : config.subvolume) + "/.snapshots"
             // A config of another filesystem resolves through none of this one's mounts.
@@ -116,7 +116,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         }
     }
 
-    func attachQuotaSizes(to listing: inout SubvolumeListing) throws {
+    func attachQuotaSizes(to listing: inout VolumeListing) throws {
         let mountpoint = listing.filesystem.mountpoint
         guard isRoot else {
             listing.sizeNote = "reading quota sizes needs root: sizes unknown"

@@ -4,7 +4,7 @@ import CarveCore
 import Glibc
 #endif
 
-/// Subvolume sizes from the quota tree, read with BTRFS_IOC_TREE_SEARCH: the same
+/// Volume sizes from the quota tree, read with BTRFS_IOC_TREE_SEARCH: the same
 /// on-disk numbers `btrfs qgroup show --raw` prints (libbtrfsutil 1.2 has no qgroup
 /// API). Sizes are trusted only when quotas are on, consistent, not rescanning and
 /// not simple quotas; otherwise `problem` says why they are unknown.

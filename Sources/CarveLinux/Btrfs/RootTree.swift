@@ -49,7 +49,7 @@ struct RootTree {
     }
 
     /// Every subvolume below the top level, in id order, with its path from the top level.
-    func subvolumes() throws -> [Subvolume] {
+    func subvolumes() throws -> [Volume] {
         var entries: [Entry] = []
         var sources = UUIDTexts()
         try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(tree: Self.rootTreeID, firstObjectID: Self.firstFreeObjectID) { item in
@@ -62,12 +62,12 @@ struct RootTree {
             }
         }
         var paths = PathResolver(directory: directory, entries: entries)
-        var subvolumes: [Subvolume] = []
+        var subvolumes: [Volume] = []
         subvolumes.reserveCapacity(entries.count)
         for position in entries.indices {
             guard let item = entries[position].item, item.references > 0, let reference = entries[position].backReference,
                   let path = try paths.path(at: position) else { continue }
-            subvolumes.append(Subvolume(
+            subvolumes.append(Volume(
                 id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
                 parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
                 created: item.created, readOnly: item.readOnly, isSnapshot: false))

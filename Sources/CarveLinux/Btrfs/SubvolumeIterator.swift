@@ -54,7 +54,7 @@ final class SubvolumeIterator {
     }
 }
 
-extension Subvolume {
+extension Volume {
     /// A subvolume as libbtrfsutil describes it, before classification.
     init(path: String, info: btrfs_util_subvolume_info) {
         let readOnlyFlag: UInt64 = 1 << 0 // BTRFS_ROOT_SUBVOL_RDONLY

@@ -29,7 +29,7 @@ final class MountTableWatcher: @unchecked Sendable {
     /// Every mountpoint of subvolume `id` of `filesystem` in the current table, as
     /// `-o subvol=` or a bind mount of a path in it: the btrfs mounts that share the
     /// device number of the filesystem's own mounts and carry `subvolid=id`.
-    func mountpoints(ofSubvolume id: UInt64, on filesystem: BtrfsFilesystem) throws -> [String] {
+    func mountpoints(ofSubvolume id: UInt64, on filesystem: Filesystem) throws -> [String] {
         lock.lock()
         defer { lock.unlock() }
         try refresh()

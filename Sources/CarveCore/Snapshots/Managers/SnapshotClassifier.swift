@@ -33,14 +33,14 @@ public struct SnapshotClassifier: Sendable {
     }
 
     /// The subvolumes with `isSnapshot`, `metadata`, source and nesting filled in, and the warnings.
-    public func classify(_ subvolumes: [Subvolume]) -> (subvolumes: [Subvolume], warnings: [String]) {
+    public func classify(_ subvolumes: [Volume]) -> (subvolumes: [Volume], warnings: [String]) {
         var classified = subvolumes
         let warnings = classify(&classified)
         return (classified, warnings)
     }
 
     /// Classifies in place (no second array of ten thousand subvolumes); returns the warnings.
-    public func classify(_ subvolumes: inout [Subvolume]) -> [String] {
+    public func classify(_ subvolumes: inout [Volume]) -> [String] {
         // By index throughout: iterating by value copied every (fat) subvolume.
         var byUUID: [String: Int] = [:]
         byUUID.reserveCapacity(subvolumes.count)
@@ -71,12 +71,12 @@ public struct SnapshotClassifier: Sendable {
 
     /// `recognise` for each subvolume, read from a borrowed array (reading them from the
     /// inout array being classified copied each one).
-    private func recogniseEach(_ subvolumes: [Subvolume]) -> [(ManagerMetadata?, String?)] {
+    private func recogniseEach(_ subvolumes: [Volume]) -> [(ManagerMetadata?, String?)] {
         subvolumes.indices.map { recognise(subvolumes[$0]) }
     }
 
     /// The manager's metadata when the subvolume is in a known layout, else nil.
-    func recognise(_ subvolume: borrowing Subvolume) -> (ManagerMetadata?, String?) {
+    func recognise(_ subvolume: borrowing Volume) -> (ManagerMetadata?, String?) {
         switch Self.layoutHint(subvolume.path, readOnly: subvolume.readOnly) {
         case .none: return (nil, nil)
         case .components: return recogniseByComponents(subvolume)
@@ -122,7 +122,7 @@ public struct SnapshotClassifier: Sendable {
         }
     }
 
-    private func recogniseByComponents(_ subvolume: Subvolume) -> (ManagerMetadata?, String?) {
+    private func recogniseByComponents(_ subvolume: Volume) -> (ManagerMetadata?, String?) {
         let components = subvolume.path.split(separator: "/").map(String.init)
         if components.count >= 3, components[components.count - 1] == "snapshot",
            let number = Int(components[components.count - 2]), components[components.count - 2].allSatisfy(\.isASCII) {
@@ -139,7 +139,7 @@ public struct SnapshotClassifier: Sendable {
         return (nil, nil)
     }
 
-    private func snapper(_ subvolume: Subvolume, number: Int, snapshotsDirectory: String) -> (ManagerMetadata?, String?) {
+    private func snapper(_ subvolume: Volume, number: Int, snapshotsDirectory: String) -> (ManagerMetadata?, String?) {
         let directory = snapperDirectories.first { $0.topLevelPath == snapshotsDirectory }
         let config = directory?.config
         var layout = ManagerMetadata(manager: .snapper, config: config, number: number)
@@ -167,7 +167,7 @@ public struct SnapshotClassifier: Sendable {
         }
     }
 
-    private func timeshift(_ subvolume: Subvolume, name: String) -> (ManagerMetadata?, String?) {
+    private func timeshift(_ subvolume: Volume, name: String) -> (ManagerMetadata?, String?) {
         var layout = ManagerMetadata(manager: .timeshift, name: name, created: TimeshiftInfo.date(fromName: name, timeZone: timeZone))
         guard let mounted = subvolume.mountedPath else {
             layout.warning = "not mounted: info.json not read"

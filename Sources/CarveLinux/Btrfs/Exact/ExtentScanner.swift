@@ -98,7 +98,7 @@ struct ExtentScanner {
 
 extension BtrfsSnapshotBackend {
     /// Fills the listing's sizes from a scan of every subvolume's extents.
-    func attachExactSizes(to listing: inout SubvolumeListing) throws {
+    func attachExactSizes(to listing: inout VolumeListing) throws {
         let scanner = ExtentScanner(mountpoint: listing.filesystem.mountpoint, isRoot: isRoot)
         var lineages: [UInt64: String] = [:]
         for subvolume in listing.subvolumes { lineages[subvolume.id] = subvolume.parentUUID ?? subvolume.uuid }

@@ -9,7 +9,7 @@ struct SnapshotsInTheWay {
     let target: UInt64
 
     /// Snapshots carve may delete, oldest first.
-    var deletable: [Subvolume] {
+    var deletable: [Volume] {
         (subject.snapshots?.subvolumes ?? []).filter { $0.isSnapshot && !$0.isProtected }.sorted {
             ($0.metadata.created ?? $0.created, $0.id) < ($1.metadata.created ?? $1.created, $1.id)
         }
@@ -77,7 +77,7 @@ struct SnapshotsInTheWay {
 
     /// The shortest oldest-first run of snapshots whose exclusive bytes bring the
     /// minimum down to the target; nil when even all of them do not.
-    func fewestOldest(_ candidates: [Subvolume]) -> [Subvolume]? {
+    func fewestOldest(_ candidates: [Volume]) -> [Volume]? {
         guard let allocation = subject.figures.btrfs else { return nil }
         for (index, freed) in reclaimCurve(candidates).enumerated() {
             if allocation.minimumAfterBalance(freeingData: freed) <= target { return Array(candidates[...index]) }
@@ -85,7 +85,7 @@ struct SnapshotsInTheWay {
         return nil
     }
 
-    func displayName(_ snapshot: Subvolume) -> String {
+    func displayName(_ snapshot: Volume) -> String {
         let name = snapshot.mountedPath ?? snapshot.path
         return snapshot.exclusive.map { "\(name) (\(ByteSize.format($0)))" } ?? name
     }

@@ -38,8 +38,8 @@ enum TimeshiftDateDirectory {
     /// when it does not exist. A DATE that is a symlink, a subvolume or a mount, or
     /// that cannot be read, is left out: it is not timeshift's plain directory, or
     /// what it holds is in doubt.
-    static func marked(in path: String, filesystem: BtrfsFilesystem) throws -> [MarkedDeletionDirectory] {
-        guard let (directory, own) = try SnapperNumberDirectory.openOnFilesystem(path, filesystem) else { return [] }
+    static func marked(in path: String, filesystem: Filesystem) throws -> [MarkedDeletionDirectory] {
+        guard let (directory, own) = try DeletionMarkerDirectory.openOnFilesystem(path, filesystem) else { return [] }
         defer { close(directory) }
         var found: [MarkedDeletionDirectory] = []
         for name in try DirectoryAccess.entryNames(directory, path) where isSnapshotName(name) {

@@ -9,13 +9,13 @@ public struct ShrinkSubject: Sendable, Hashable {
     public var partition: PartitionEntry?
     public var table: PartitionTable?
     /// btrfs: its subvolumes, when it is mounted and could be listed.
-    public var snapshots: SubvolumeListing?
+    public var snapshots: VolumeListing?
     /// Why snapshots could not be listed, when they could not.
     public var snapshotNote: String?
 
     public init(
         device: BlockDevice, mountpoints: [String], figures: FilesystemFigures, partition: PartitionEntry? = nil,
-        table: PartitionTable? = nil, snapshots: SubvolumeListing? = nil, snapshotNote: String? = nil
+        table: PartitionTable? = nil, snapshots: VolumeListing? = nil, snapshotNote: String? = nil
     ) {
         self.device = device; self.mountpoints = mountpoints; self.figures = figures; self.partition = partition
         self.table = table; self.snapshots = snapshots; self.snapshotNote = snapshotNote
@@ -29,7 +29,7 @@ public struct ShrinkSubject: Sendable, Hashable {
     public var currentSize: UInt64 { device.size }
 }
 
-extension Subvolume {
+extension Volume {
     /// True when carve would never delete it: not a snapshot, the default subvolume,
     /// mounted, marked important, snapper's #0, or holding nested subvolumes.
     public var isProtected: Bool {

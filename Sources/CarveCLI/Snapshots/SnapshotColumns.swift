@@ -9,9 +9,9 @@ import Foundation
 final class SnapshotRow: Sendable {
     /// The subvolumes and filesystem of one listing, shared by all of its rows.
     private final class Listing: Sendable {
-        let subvolumes: [Subvolume]
-        let filesystem: BtrfsFilesystem
-        init(_ subvolumes: [Subvolume], _ filesystem: BtrfsFilesystem) { self.subvolumes = subvolumes; self.filesystem = filesystem }
+        let subvolumes: [Volume]
+        let filesystem: Filesystem
+        init(_ subvolumes: [Volume], _ filesystem: Filesystem) { self.subvolumes = subvolumes; self.filesystem = filesystem }
     }
 
     private let listing: Listing
@@ -20,8 +20,8 @@ final class SnapshotRow: Sendable {
     let timeZone: TimeZone
 
     /// Read in place (a borrow, not a copy) by every column.
-    var snapshot: Subvolume { _read { yield listing.subvolumes[position] } }
-    var filesystem: BtrfsFilesystem { _read { yield listing.filesystem } }
+    var snapshot: Volume { _read { yield listing.subvolumes[position] } }
+    var filesystem: Filesystem { _read { yield listing.filesystem } }
 
     private init(_ listing: Listing, at position: Int, sourceMountedPath: String?, timeZone: TimeZone) {
         self.listing = listing
@@ -31,13 +31,13 @@ final class SnapshotRow: Sendable {
     }
 
     /// One snapshot of `listing` (looks its source up: use `rows` for many).
-    convenience init(_ snapshot: Subvolume, in listing: SubvolumeListing, timeZone: TimeZone) {
+    convenience init(_ snapshot: Volume, in listing: VolumeListing, timeZone: TimeZone) {
         let source = snapshot.sourceID.flatMap { id in listing.subvolumes.first { $0.id == id }?.mountedPath }
         self.init(Listing([snapshot], listing.filesystem), at: 0, sourceMountedPath: source, timeZone: timeZone)
     }
 
     /// The subvolumes at `positions` of `listing` as rows, none of them copied.
-    static func rows(at positions: [Int], of listing: SubvolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
+    static func rows(at positions: [Int], of listing: VolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
         let mountedPaths = mountedPathsByID(listing)
         let shared = Listing(listing.subvolumes, listing.filesystem)
         return positions.map { position in
@@ -46,7 +46,7 @@ final class SnapshotRow: Sendable {
         }
     }
 
-    private static func mountedPathsByID(_ listing: SubvolumeListing) -> [UInt64: String] {
+    private static func mountedPathsByID(_ listing: VolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
         // By index: iterating by value copied every subvolume.
         for index in listing.subvolumes.indices { mountedPaths[listing.subvolumes[index].id] = listing.subvolumes[index].mountedPath }

@@ -4,7 +4,7 @@
 /// gives root "/@home"), so a path from the top level is reachable through every
 /// mount whose root is a prefix of it. The most specific mount wins: `/home/x`
 /// reads better than `/mnt/top/@home/x`.
-extension BtrfsFilesystem {
+extension Filesystem {
     /// The absolute path of `topLevelPath` ("@home/.snapshots/1/snapshot") through a mount, or nil.
     public func mountedPath(ofTopLevelPath topLevelPath: String) -> String? {
         let path = trimmingSlashes(topLevelPath)

@@ -8,7 +8,7 @@ import Glibc
 /// Deletion through libbtrfsutil. These primitives check no safety rule: only
 /// `SnapshotDeleter.delete` calls them, after checking `currentState`.
 extension BtrfsSnapshotBackend {
-    public func currentState(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> Subvolume? {
+    public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
         let root = try roots.directory(of: filesystem)
         guard let state = try SubvolumeState.read(subvolume.id, through: root) else { return nil }
         // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
@@ -23,7 +23,7 @@ extension BtrfsSnapshotBackend {
     /// By id: the id is exactly what `currentState` checked, where a path could have
     /// been renamed or swapped since. Only `--recursive` goes by path, because
     /// libbtrfsutil deletes nested subvolumes only below a path.
-    public func deleteSubvolume(_ subvolume: Subvolume, on filesystem: BtrfsFilesystem, recursive: Bool) throws {
+    public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
         let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
         if recursive && subvolume.hasNestedSubvolumes {
             guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
@@ -40,7 +40,7 @@ extension BtrfsSnapshotBackend {
             "btrfs_util_delete_subvolume_by_id_fd")
     }
 
-    public func removeManagerMetadata(of subvolume: Subvolume, on filesystem: BtrfsFilesystem) throws -> String? {
+    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? {
         guard let path = subvolume.metadata.metadataPath else { return nil }
         guard subvolume.metadata.manager == .snapper else { return try ManagerMetadataRemoval.remove(path) }
         let removed = try ManagerMetadataRemoval.remove(path, keepingHighestNumber: subvolume.metadata.uniqueNumbers)
@@ -52,7 +52,7 @@ extension BtrfsSnapshotBackend {
 
     /// Commits, waits for the commit, then polls the cleaner's list of deleted
     /// subvolumes; a last commit makes the freed extents count as free.
-    public func waitForCleanup(of ids: [UInt64], on filesystem: BtrfsFilesystem) throws {
+    public func waitForCleanup(of ids: [UInt64], on filesystem: Filesystem) throws {
         let root = try roots.directory(of: filesystem)
         var transaction: UInt64 = 0
         try BtrfsUtilCall.check(
@@ -65,7 +65,7 @@ extension BtrfsSnapshotBackend {
         try BtrfsUtilCall.check(btrfs_util_sync_fd(root.fd), "cannot commit \(root.path)", "btrfs_util_sync_fd")
     }
 
-    public func spaceUsage(of filesystem: BtrfsFilesystem) throws -> SpaceUsage {
+    public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
         try BtrfsSpace.usage(of: filesystem.mountpoint)
     }
 
@@ -109,7 +109,7 @@ final class FilesystemRoots: @unchecked Sendable {
     private let lock = NSLock()
     private var open: [String: DirectoryHandle] = [:]
 
-    func directory(of filesystem: BtrfsFilesystem) throws -> DirectoryHandle {
+    func directory(of filesystem: Filesystem) throws -> DirectoryHandle {
         lock.lock()
         defer { lock.unlock() }
         if let handle = open[filesystem.uuid] { return handle }

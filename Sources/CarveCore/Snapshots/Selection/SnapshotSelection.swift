@@ -42,27 +42,27 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// Pass every subvolume of the filesystem (a listing's `subvolumes`), so that a
     /// `--source` given as a mounted path can be found; subvolumes that are not
     /// snapshots are never selected.
-    public func apply(to subvolumes: [Subvolume], now: Date) -> [Subvolume] {
+    public func apply(to subvolumes: [Volume], now: Date) -> [Volume] {
         selectedIndices(in: subvolumes, now: now).map { subvolumes[$0] }
     }
 
     /// The positions in `subvolumes` of the selected snapshots, in order: lets a
     /// caller with ten thousand snapshots avoid copying them to select them.
-    public func selectedIndices(in subvolumes: [Subvolume], now: Date) -> [Int] {
+    public func selectedIndices(in subvolumes: [Volume], now: Date) -> [Int] {
         let resolved = resolvingMountedSources(in: subvolumes)
         let candidates = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
         let kept = resolved.keptByKeepLast(candidates.map { subvolumes[$0] })
         return candidates.filter { !kept.contains(subvolumes[$0].id) && matchesTime(subvolumes[$0], now: now) }
     }
 
-    func matchesIdentity(_ snapshot: Subvolume) -> Bool {
+    func matchesIdentity(_ snapshot: Volume) -> Bool {
         if !managers.isEmpty && !managers.contains(snapshot.metadata.manager) { return false }
         if !sources.isEmpty && !sources.contains(where: { Self.source($0, names: snapshot) }) { return false }
         if let match, !Self.glob(match, matches: snapshot) { return false }
         return true
     }
 
-    func matchesTime(_ snapshot: Subvolume, now: Date) -> Bool {
+    func matchesTime(_ snapshot: Volume, now: Date) -> Bool {
         if let olderThan, !(snapshot.created < now.addingTimeInterval(-Double(olderThan.seconds))) { return false }
         if let before, !(snapshot.created < before) { return false }
         if let after, !(snapshot.created > after) { return false }
@@ -70,7 +70,7 @@ public struct SnapshotSelection: Sendable, Hashable {
     }
 
     /// Ids of the newest `keepLast` snapshots of each source.
-    func keptByKeepLast(_ candidates: @autoclosure () -> [Subvolume]) -> Set<UInt64> {
+    func keptByKeepLast(_ candidates: @autoclosure () -> [Volume]) -> Set<UInt64> {
         guard let keepLast, keepLast > 0 else { return [] }
         let candidates = candidates()
         let bySource = Dictionary(grouping: candidates, by: Self.sourceKey)
@@ -83,20 +83,20 @@ public struct SnapshotSelection: Sendable, Hashable {
     }
 
     /// Snapshots of a source that no longer exists still share its parent UUID.
-    static func sourceKey(_ snapshot: Subvolume) -> String {
+    static func sourceKey(_ snapshot: Volume) -> String {
         if let id = snapshot.sourceID { return "id:\(id)" }
         if let uuid = snapshot.parentUUID { return "uuid:\(uuid)" }
         return "none"
     }
 
-    static func source(_ name: String, names snapshot: Subvolume) -> Bool {
+    static func source(_ name: String, names snapshot: Volume) -> Bool {
         if let id = UInt64(name), snapshot.sourceID == id { return true }
         guard let sourcePath = snapshot.sourcePath else { return false }
         return trimmedSlashes(name) == trimmedSlashes(sourcePath)
     }
 
     /// `--source /home` names the subvolume mounted there: rewritten to its path from the top level.
-    func resolvingMountedSources(in subvolumes: [Subvolume]) -> SnapshotSelection {
+    func resolvingMountedSources(in subvolumes: [Volume]) -> SnapshotSelection {
         var copy = self
         copy.sources = sources.flatMap { name -> [String] in
             let mounted = subvolumes.filter { $0.mountedPath.map(Self.trimmedSlashes) == Self.trimmedSlashes(name) }
@@ -105,7 +105,7 @@ public struct SnapshotSelection: Sendable, Hashable {
         return copy
     }
 
-    static func glob(_ glob: Glob, matches snapshot: Subvolume) -> Bool {
+    static func glob(_ glob: Glob, matches snapshot: Volume) -> Bool {
         let lastComponent = snapshot.path.split(separator: "/").last.map(String.init) ?? snapshot.path
         let candidates = [snapshot.path, "/" + snapshot.path, snapshot.mountedPath, lastComponent, snapshot.metadata.description]
         return candidates.contains { $0.map(glob.matches) ?? false }

@@ -1,0 +1,28 @@
+/// The block devices of this machine and their properties. The only way code
+/// above the platform layer learns about devices; tests hand in a fake.
+public protocol DeviceSource: Sendable {
+    /// Every block device, disks before their partitions.
+    func devices() throws -> [BlockDevice]
+    /// The device at `path` (a /dev node or a symlink to one), or a `UsageError`
+    /// naming the path and why it is not a block device.
+    func device(at path: String) throws -> BlockDevice
+    /// Fields that could not be read for lack of privileges, e.g. ["LABEL", "UUID"];
+    /// empty when running as root or when nothing was missing.
+    var fieldsNeedingRoot: [String] { get }
+    /// `fieldsNeedingRoot` for the named devices only (kernel names), so a listing of
+    /// some devices does not mention fields missing on others.
+    func fieldsNeedingRoot(on names: Set<String>) -> [String]
+    /// The named devices (kernel names) and everything that sits on them, in
+    /// `devices()` order; a source may describe only these, which is cheaper.
+    func devices(under names: [String]) throws -> [BlockDevice]
+}
+
+extension DeviceSource {
+    public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
+
+    public func devices(under names: [String]) throws -> [BlockDevice] {
+        let all = try devices()
+        let wanted = Set(DeviceTree.flattened(DeviceTree.build(all, roots: names)).map(\.name))
+        return all.filter { wanted.contains($0.name) }
+    }
+}

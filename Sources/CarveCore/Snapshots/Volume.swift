@@ -1,0 +1,54 @@
+import Foundation
+
+/// One btrfs subvolume: a snapshot, or (with --all-subvolumes) a plain subvolume.
+public struct Volume: Sendable, Hashable, Codable {
+    public var id: UInt64
+    /// The id of the subvolume that contains it (5 is the top level).
+    public var parentID: UInt64
+    /// Path from the top level, with no leading slash, e.g. "@/.snapshots/3/snapshot".
+    public var path: String
+    /// The absolute path through a current mount, or nil when no mount reaches it.
+    public var mountedPath: String?
+    public var uuid: String
+    /// The UUID of the subvolume it was snapshotted from; nil for a plain subvolume.
+    public var parentUUID: String?
+    public var receivedUUID: String?
+    public var generation: UInt64
+    /// Creation time (otime).
+    public var created: Date
+    public var readOnly: Bool
+    /// True when this is a snapshot: it has a parent UUID or lies in a known snapshot layout.
+    public var isSnapshot: Bool
+    public var metadata: ManagerMetadata
+    /// The subvolume it was taken of, when that still exists.
+    public var sourceID: UInt64?
+    public var sourcePath: String?
+    /// Bytes only this subvolume references, when known.
+    public var exclusive: UInt64?
+    /// Bytes this subvolume references, when known.
+    public var referenced: UInt64?
+    /// True when other subvolumes are nested inside it.
+    public var hasNestedSubvolumes: Bool
+    /// True when it is the filesystem's default subvolume.
+    public var isDefault: Bool
+    /// Where it is mounted itself (as `-o subvol=`), empty when it is not.
+    public var mountpoints: [String]
+
+    public init(
+        id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,
+        parentUUID: String? = nil, receivedUUID: String? = nil, generation: UInt64 = 0, created: Date,
+        readOnly: Bool = true, isSnapshot: Bool = true, metadata: ManagerMetadata = .plain,
+        sourceID: UInt64? = nil, sourcePath: String? = nil, exclusive: UInt64? = nil, referenced: UInt64? = nil,
+        hasNestedSubvolumes: Bool = false, isDefault: Bool = false, mountpoints: [String] = []
+    ) {
+        self.id = id; self.parentID = parentID; self.path = path; self.mountedPath = mountedPath
+        self.uuid = uuid; self.parentUUID = parentUUID; self.receivedUUID = receivedUUID
+        self.generation = generation; self.created = created; self.readOnly = readOnly
+        self.isSnapshot = isSnapshot; self.metadata = metadata; self.sourceID = sourceID
+        self.sourcePath = sourcePath; self.exclusive = exclusive; self.referenced = referenced
+        self.hasNestedSubvolumes = hasNestedSubvolumes; self.isDefault = isDefault; self.mountpoints = mountpoints
+    }
+
+    /// True when a mount reaches it, so it can be named by path.
+    public var isReachable: Bool { mountedPath != nil }
+}

@@ -1,0 +1,20 @@
+/// The subvolumes of one filesystem, and what is known of their completeness and sizes.
+public struct VolumeListing: Sendable, Hashable, Codable {
+    public var filesystem: Filesystem
+    public var subvolumes: [Volume]
+    /// How sizes were found; `.none` when they are unknown.
+    public var sizes: SizeMode
+    /// Why sizes are unknown, when they were asked for and are not known.
+    public var sizeNote: String?
+    /// Warnings to print on stderr (unreadable metadata, skipped entries).
+    public var warnings: [String]
+    /// With `--sizes exact`: the extent map, for what deleting any set frees.
+    public var exact: ExactSizes? = nil
+    public init(
+        filesystem: Filesystem, subvolumes: [Volume], sizes: SizeMode,
+        sizeNote: String? = nil, warnings: [String] = []
+    ) {
+        self.filesystem = filesystem; self.subvolumes = subvolumes; self.sizes = sizes
+        self.sizeNote = sizeNote; self.warnings = warnings
+    }
+}
