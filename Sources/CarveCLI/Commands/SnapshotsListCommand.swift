@@ -65,8 +65,11 @@ struct SnapshotsListCommand: ParsableCommand {
         var rows: [SnapshotRow] = []
         var exclusiveKnown = true
         var exact = ExactTotals()
-        for filesystem in try filesystems(services.snapshots) {
-            let listing = try ScanProgressLine.around(services) { try services.snapshots.subvolumes(of: filesystem, sizes: mode) }
+        let listings = BackupChains.linked(try filesystems(services.snapshots).map { filesystem in
+            try ScanProgressLine.around(services) { try services.snapshots.subvolumes(of: filesystem, sizes: mode) }
+        }, backend: services.snapshots)
+        for listing in listings {
+            let filesystem = listing.filesystem
             if let scanned = listing.exact { out.note("\(filesystem.mountpoint): \(scanned.summary)") }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }

@@ -19,6 +19,11 @@ struct DeletionOptions: ParsableArguments {
     @Flag(name: .customLong("include-important"), help: "Also delete snapper snapshots marked important.")
     var includeImportant = false
 
+    @Flag(name: .customLong("break-chains"), help: ArgumentHelp(
+        "Also delete the snapshots a send/receive chain needs for its next incremental backup.",
+        discussion: "Without it, the newest snapshot of each source that has a received copy on a mounted btrfs, and the newest backup received from each source, are kept."))
+    var breakChains = false
+
     @Option(name: .customLong("lock-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Wait up to this many seconds for another carve that is deleting (default 0: exit 75 at once).",
         valueName: "seconds"))
@@ -35,7 +40,7 @@ struct DeletionOptions: ParsableArguments {
         valueName: "mode"))
     var sizes: SizeMode = .quota
 
-    var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant) }
+    var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant, breakChains: breakChains) }
 
     /// Checked in run(), after the root check, so that errors keep their exit codes.
     func check() throws(UsageError) {

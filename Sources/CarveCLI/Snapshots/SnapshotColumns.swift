@@ -58,7 +58,7 @@ final class SnapshotRow: Sendable {
     var carriesBytes: Bool {
         func carries(_ text: String?) -> Bool { text.map(ByteText.carriesBytes) ?? false }
         return carries(snapshot.path) || carries(snapshot.mountedPath) || carries(filesystem.mountpoint)
-            || carries(sourceMountedPath) || carries(snapshot.metadata.config) || carries(snapshot.metadata.name)
+            || carries(source) || carries(snapshot.metadata.config) || carries(snapshot.metadata.name)
             || carries(snapshot.metadata.description) || snapshot.mountpoints.contains(where: ByteText.carriesBytes)
             || snapshot.metadata.tags.contains(where: ByteText.carriesBytes)
     }
@@ -66,7 +66,8 @@ final class SnapshotRow: Sendable {
     /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).
     var path: String { snapshot.mountedPath ?? "<FS_TREE>/" + snapshot.path }
 
-    var source: String? { sourceMountedPath ?? snapshot.sourcePath.map { "<FS_TREE>/" + $0 } }
+    /// What it was taken of: on this filesystem, or for a received snapshot the snapshot it was sent from.
+    var source: String? { sourceMountedPath ?? snapshot.sourcePath.map { "<FS_TREE>/" + $0 } ?? snapshot.receivedSourcePath }
 
     /// snapper's number, else timeshift's or btrbk's snapshot name.
     var number: String { snapshot.metadata.number.map(String.init) ?? snapshot.metadata.name ?? "" }
@@ -100,10 +101,12 @@ enum SnapshotColumns {
         Column("UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid }, json: { .string($0.snapshot.uuid) }),
         Column("PARENT-UUID", key: "parent_uuid", help: "UUID of the subvolume it was taken of",
                text: { row, _ in row.snapshot.parentUUID ?? "-" }, json: { .string($0.snapshot.parentUUID) }),
-        Column("SOURCE", help: "the subvolume it was taken of, when that still exists",
+        Column("SOURCE", help: "the subvolume it was taken of, when that still exists (received: the snapshot it was sent from, when mounted)",
                text: { row, _ in row.source.map(escapedForTable) ?? "-" }, json: { .string($0.source) }),
         Column("SOURCE-ID", key: "source_id", help: "id of the source subvolume", rightAligned: true,
                text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" }, json: { .uint($0.snapshot.sourceID) }),
+        Column("RECEIVED-FROM", key: "received_from", help: "a received snapshot: the UUID of the snapshot it was sent from",
+               text: { row, _ in row.snapshot.receivedUUID ?? "-" }, json: { .string($0.snapshot.receivedUUID) }),
         Column("CREATED", help: "creation time (otime); ISO 8601 with offset in JSON",
                text: { row, _ in row.createdShort }, json: { .string($0.createdISO) }),
         Column("GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
@@ -136,6 +139,8 @@ enum SnapshotColumns {
                json: { .array($0.snapshot.mountpoints.map(JSONValue.string)) }),
         Column("NESTED", help: "other subvolumes lie inside it",
                text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" }, json: { .bool($0.snapshot.hasNestedSubvolumes) }),
+        Column("CHAIN", key: "chain_parent", help: "the next incremental send needs it: kept unless --break-chains",
+               text: { row, _ in row.snapshot.chainParent == nil ? "" : "yes" }, json: { .bool($0.snapshot.chainParent != nil) }),
         Column("TAGS", help: "timeshift tags",
                text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },
                json: { .array($0.snapshot.metadata.tags.map(JSONValue.string)) }),

@@ -10,8 +10,8 @@ struct SnapshotJSONWriter {
     /// The keys in the order this writer writes them: `SnapshotColumns.all`'s order.
     static let keys = [
         "id", "path", "subvolume_path", "filesystem", "fsuuid", "uuid", "parent_uuid", "source", "source_id",
-        "created", "generation", "readonly", "snapshot", "manager", "config", "number", "name", "type",
-        "important", "exclusive", "referenced", "reachable", "mountpoints", "nested", "tags", "description",
+        "received_from", "created", "generation", "readonly", "snapshot", "manager", "config", "number", "name", "type",
+        "important", "exclusive", "referenced", "reachable", "mountpoints", "nested", "chain_parent", "tags", "description",
     ]
 
     private let level: Int
@@ -36,6 +36,7 @@ struct SnapshotJSONWriter {
         next(); string(row.snapshot.parentUUID, out)
         next(); string(row.source, out)
         next(); number(row.snapshot.sourceID, out)
+        next(); string(row.snapshot.receivedUUID, out)
         next(); out.appendQuoted(row.createdISO)
         next(); out.appendDecimal(row.snapshot.generation)
         next(); bool(row.snapshot.readOnly, out)
@@ -51,6 +52,7 @@ struct SnapshotJSONWriter {
         next(); bool(row.snapshot.isReachable, out)
         next(); strings(row.snapshot.mountpoints, out)
         next(); bool(row.snapshot.hasNestedSubvolumes, out)
+        next(); bool(row.snapshot.chainParent != nil, out)
         next(); strings(row.snapshot.metadata.tags, out)
         next(); string(row.snapshot.metadata.description, out)
         out.append(layout.closing)

@@ -37,7 +37,7 @@ public struct DeleteRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        let listings = try Scope.listings(scopePaths, backend: backend, sizes: sizes)
+        let listings = BackupChains.linked(try Scope.listings(scopePaths, backend: backend, sizes: sizes), backend: backend)
         let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty)
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
@@ -76,7 +76,8 @@ public struct ThinRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        guard let listing = try Scope.listings([path], backend: backend, sizes: sizes).first else {
+        let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
+        guard let listing = listings.first else {
             throw UsageError("\(path): no btrfs filesystem")
         }
         let selected = selection.apply(to: listing.subvolumes, now: now).map {

@@ -14,6 +14,8 @@ public enum Protection: Sendable, Hashable {
     case snapperZero
     /// snapper marked it important; `--include-important` deletes it.
     case important
+    /// The next incremental send needs it (see `BackupChains`); `--break-chains` deletes it.
+    case chainParent(String)
 
     /// One phrase, as printed after "protected: " or "cannot delete …: ".
     public var reason: String {
@@ -25,6 +27,7 @@ public enum Protection: Sendable, Hashable {
         case .nestedSubvolumes: "it has nested subvolumes (use --recursive to delete them too)"
         case .snapperZero: "snapper snapshot 0 is the current system"
         case .important: "snapper marked it important (use --include-important)"
+        case .chainParent(let why): "\(why) (use --break-chains)"
         }
     }
 }
@@ -35,8 +38,10 @@ public struct DeletionRules: Sendable, Hashable {
     public var recursive: Bool
     /// Delete snapper snapshots marked important.
     public var includeImportant: Bool
-    public init(recursive: Bool = false, includeImportant: Bool = false) {
-        self.recursive = recursive; self.includeImportant = includeImportant
+    /// Delete the ends of send/receive chains, so the next backup is a full one.
+    public var breakChains: Bool
+    public init(recursive: Bool = false, includeImportant: Bool = false, breakChains: Bool = false) {
+        self.recursive = recursive; self.includeImportant = includeImportant; self.breakChains = breakChains
     }
 
     /// Every rule `subvolume` breaks, first the ones no flag lifts; empty when it may be deleted.
@@ -53,6 +58,7 @@ public struct DeletionRules: Sendable, Hashable {
         if snapper && subvolume.metadata.number == 0 { found.append(.snapperZero) }
         if snapper && subvolume.metadata.important && !includeImportant { found.append(.important) }
         if subvolume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
+        if let chain = subvolume.chainParent, !breakChains { found.append(.chainParent(chain)) }
         return found
     }
 }

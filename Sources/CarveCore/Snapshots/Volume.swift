@@ -33,6 +33,11 @@ public struct Volume: Sendable, Hashable, Codable {
     public var isDefault: Bool
     /// Where it is mounted itself (as `-o subvol=`), empty when it is not.
     public var mountpoints: [String]
+    /// A received snapshot: the snapshot it was sent from, when a mounted filesystem
+    /// holds it (see `BackupChains`).
+    public var receivedSourcePath: String? = nil
+    /// Why deleting it breaks a send/receive chain, when it does (see `BackupChains`).
+    public var chainParent: String? = nil
 
     public init(
         id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,

@@ -52,7 +52,9 @@ public struct SnapshotClassifier: Sendable {
         let recognised = recogniseEach(subvolumes)
         var warnings: [String] = []
         for index in subvolumes.indices {
-            if let parentUUID = subvolumes[index].parentUUID, let source = byUUID[parentUUID] {
+            // A received snapshot's parent UUID is the previous backup, not its source (BackupChains).
+            if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
+               let source = byUUID[parentUUID] {
                 subvolumes[index].sourceID = subvolumes[source].id
                 subvolumes[index].sourcePath = subvolumes[source].path
             }
