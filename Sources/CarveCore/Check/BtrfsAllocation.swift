@@ -20,15 +20,43 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
 
     public enum Kind: String, Sendable, Hashable, Codable { case data, metadata, system }
 
+    /// How a block group lays its stripes over the devices (the profile bits of its flags).
+    public enum Profile: String, Sendable, Hashable, Codable {
+        case single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5, raid6
+
+        /// Copies of every chunk, each on its own device (raid1: 2); nil for the striped
+        /// profiles, whose stripes are parts of a chunk, not copies.
+        public var mirrors: Int? {
+            switch self {
+            case .single, .dup: 1
+            case .raid1: 2
+            case .raid1c3: 3
+            case .raid1c4: 4
+            case .raid0, .raid10, .raid5, .raid6: nil
+            }
+        }
+    }
+
     /// One block group (BLOCK_GROUP_ITEM): logical start and length, bytes used.
     public struct BlockGroup: Sendable, Hashable, Codable {
         public var start: UInt64
         public var length: UInt64
         public var used: UInt64
         public var kind: Kind
-        public init(start: UInt64, length: UInt64, used: UInt64, kind: Kind) {
-            self.start = start; self.length = length; self.used = used; self.kind = kind
+        public var profile: Profile
+        public init(start: UInt64, length: UInt64, used: UInt64, kind: Kind, profile: Profile = .single) {
+            self.start = start; self.length = length; self.used = used; self.kind = kind; self.profile = profile
         }
+    }
+
+    /// Another device of a multi-device filesystem.
+    public struct Member: Sendable, Hashable, Codable {
+        public var devid: UInt64
+        public var size: UInt64
+        /// Bytes of it held by chunks.
+        public var allocated: UInt64
+        public init(devid: UInt64, size: UInt64, allocated: UInt64) { self.devid = devid; self.size = size; self.allocated = allocated }
+        public var unallocated: UInt64 { size - min(size, allocated) }
     }
 
     /// One data extent (EXTENT_ITEM in a data block group): logical start and length.
@@ -46,11 +74,16 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     public var dataExtents: [DataExtent]
     /// The global reserve (BTRFS_IOC_SPACE_INFO), which metadata must keep room for.
     public var globalReserve: UInt64
+    /// This device's btrfs device id (`btrfs filesystem resize DEVID:SIZE` names it).
+    public var devid: UInt64
+    /// The filesystem's other devices; empty on a single device.
+    public var otherMembers: [Member]
 
     public init(
         deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], dataExtents: [DataExtent] = [],
-        globalReserve: UInt64 = 0
+        globalReserve: UInt64 = 0, devid: UInt64 = 1, otherMembers: [Member] = []
     ) {
+        self.devid = devid; self.otherMembers = otherMembers
         self.deviceSize = deviceSize
         self.extents = extents.sorted { $0.start < $1.start }
         self.blockGroups = blockGroups.sorted { $0.start < $1.start }

@@ -27,6 +27,7 @@ extension BtrfsAllocation {
         guard size >= Self.smallestDevice else { return false }
         guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
+        guard othersHoldMovingCopies() else { return false }
         var space = FreeSpace(holes: holes(below: size), chunkSize: dataChunkSize)
 
         var runs = blockGroups.filter { $0.kind == .data && !moving.contains($0.start) }.flatMap(freeRuns)

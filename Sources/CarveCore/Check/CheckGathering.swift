@@ -110,9 +110,21 @@ struct Gatherer {
     /// device source knows, each place once.
     func mountpoints(of device: BlockDevice) throws -> [String] {
         var places = try environment.mounts.mounts().filter { $0.number == device.number }.map(\.mountpoint)
-        for place in device.mountpoints where !places.contains(place) { places.append(place) }
+        for member in try sameFilesystem(as: device) {
+            for place in member.mountpoints where !places.contains(place) { places.append(place) }
+        }
         var seen: Set<String> = []
         return places.filter { seen.insert($0).inserted }
+    }
+
+    /// `device`, and for btrfs every other device of its filesystem: the kernel names one
+    /// device in the mount table for all of them, and the device source attaches the
+    /// mount to each (by UUID).
+    func sameFilesystem(as device: BlockDevice) throws -> [BlockDevice] {
+        guard device.properties.fsType == "btrfs", let uuid = device.properties.uuid else { return [device] }
+        let members = try (devices.isEmpty ? environment.devices.devices() : devices)
+            .filter { $0.properties.fsType == "btrfs" && $0.properties.uuid == uuid && $0.path != device.path }
+        return [device] + members
     }
 
     /// The table entry of a partition: by start sector (sysfs counts 512-byte units),

@@ -11,6 +11,9 @@ public enum CheckPlanner {
             report.shrunkPartition = PlannedPartition(number: partition.number, range: shrunkRange(partition, to: target, in: table))
         }
         if let note = subject.figures.note { report.notes.append(note) }
+        if let btrfs = subject.figures.btrfs, let mountpoint = subject.mountpoints.first {
+            report.notes += btrfs.memberNotes(target: target, mountpoint: mountpoint)
+        }
         guard target < subject.currentSize else { return report }
         checkAbility(subject, target: target, into: &report)
         checkMinimum(subject, target: target, into: &report)

@@ -13,26 +13,28 @@ struct BtrfsAllocationReader {
         // Keep the descriptor open until the last ioctl, not only until its last mention.
         return try withExtendedLifetime(directory) {
             let fd = directory.fd
-            let (devid, size) = try deviceID(of: device, fd: fd)
+            let members = try self.members(fd: fd)
+            guard let this = members.first(where: { isDevice(device, $0.path) }) else {
+                throw RuntimeError("\(device.path) is not a device of the btrfs filesystem mounted at \(mountpoint)")
+            }
             let reserve = try globalReserve(fd: fd)
             let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: fd)
             return BtrfsAllocation(
-                deviceSize: size, extents: try deviceExtents(devid: devid, fd: fd),
-                blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve
+                deviceSize: this.member.size, extents: try deviceExtents(devid: this.member.devid, fd: fd),
+                blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve, devid: this.member.devid,
+                otherMembers: members.filter { $0.member.devid != this.member.devid }.map(\.member)
             )
         }
     }
 
-    /// The btrfs device id of `device` and the size btrfs uses of it, found by
-    /// comparing device numbers with BTRFS_IOC_DEV_INFO's paths.
-    func deviceID(of device: BlockDevice, fd: Int32) throws -> (UInt64, UInt64) {
+    /// Every device of the filesystem (BTRFS_IOC_DEV_INFO for each id up to FS_INFO's
+    /// max_id; ids of removed devices answer ENODEV): its id, size, allocation and path.
+    func members(fd: Int32) throws -> [(member: BtrfsAllocation.Member, path: String)] {
         var info = btrfs_ioctl_fs_info_args()
         guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
             throw SystemCallError("cannot read the btrfs devices of \(mountpoint)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
         }
-        guard info.num_devices == 1 else {
-            throw RuntimeError("the btrfs filesystem at \(mountpoint) spans \(info.num_devices) devices: carve cannot tell the minimum of one of them yet")
-        }
+        var found: [(member: BtrfsAllocation.Member, path: String)] = []
         for devid in 1...max(1, info.max_id) {
             var args = btrfs_ioctl_dev_info_args()
             args.devid = devid
@@ -41,13 +43,16 @@ struct BtrfsAllocationReader {
                 throw SystemCallError("cannot read btrfs device \(devid) of \(mountpoint)", call: "ioctl(BTRFS_IOC_DEV_INFO)", errno: errno)
             }
             let path = withUnsafeBytes(of: &args.path) { ByteText.decode($0.prefix { $0 != 0 }) }
-            var status = stat()
-            if path == device.path || (ByteText.withCString(path, { stat($0, &status) }) == 0
-                && UInt64(status.st_rdev) == deviceNumber(device)) {
-                return (devid, args.total_bytes)
-            }
+            found.append((BtrfsAllocation.Member(devid: devid, size: args.total_bytes, allocated: args.bytes_used), path))
         }
-        throw RuntimeError("\(device.path) is not a device of the btrfs filesystem mounted at \(mountpoint)")
+        return found
+    }
+
+    /// True when `path` (as btrfs names a device) is `device`: the same path or device number.
+    func isDevice(_ device: BlockDevice, _ path: String) -> Bool {
+        var status = stat()
+        return path == device.path
+            || (ByteText.withCString(path, { stat($0, &status) }) == 0 && UInt64(status.st_rdev) == deviceNumber(device))
     }
 
     private func deviceNumber(_ device: BlockDevice) -> UInt64 {
@@ -83,7 +88,8 @@ struct BtrfsAllocationReader {
                 let used = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
                 let flags = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
                 guard let kind = Self.groupKind(of: flags) else { return }
-                groups.append(BtrfsAllocation.BlockGroup(start: key.objectid, length: key.offset, used: used, kind: kind))
+                groups.append(BtrfsAllocation.BlockGroup(
+                    start: key.objectid, length: key.offset, used: used, kind: kind, profile: Self.profile(of: flags)))
             }
         }
         try treeSearch(fd: fd, tree: UInt64(BTRFS_EXTENT_TREE_OBJECTID), objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
@@ -150,6 +156,16 @@ struct BtrfsAllocationReader {
     func globalReserve(fd: Int32) throws -> UInt64 {
         try SpaceInfo.read(fd: fd, mountpoint: mountpoint)
             .filter { $0.flags & SpaceInfo.globalReserveFlag != 0 }.reduce(0) { $0 + $1.total_bytes }
+    }
+
+    /// A block group's profile from its flags; no profile bit is single.
+    static func profile(of flags: UInt64) -> BtrfsAllocation.Profile {
+        let profiles: [(UInt64, BtrfsAllocation.Profile)] = [
+            (BTRFS_BLOCK_GROUP_DUP, .dup), (BTRFS_BLOCK_GROUP_RAID0, .raid0), (BTRFS_BLOCK_GROUP_RAID1, .raid1),
+            (BTRFS_BLOCK_GROUP_RAID1C3, .raid1c3), (BTRFS_BLOCK_GROUP_RAID1C4, .raid1c4), (BTRFS_BLOCK_GROUP_RAID10, .raid10),
+            (BTRFS_BLOCK_GROUP_RAID5, .raid5), (BTRFS_BLOCK_GROUP_RAID6, .raid6),
+        ]
+        return profiles.first { flags & $0.0 != 0 }?.1 ?? .single
     }
 
     /// A block group's kind from its flags; mixed data+metadata groups count as data.

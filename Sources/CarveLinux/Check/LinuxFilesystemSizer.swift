@@ -31,6 +31,12 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
             )
         }
         let allocation = try BtrfsAllocationReader(mountpoint: mountpoint).allocation(of: device)
+        if let striped = allocation.stripedProfile {
+            return FilesystemFigures(
+                fsType: "btrfs", size: allocation.deviceSize, btrfs: allocation, source: "nothing",
+                note: "\(striped.rawValue) stripes each chunk over several devices: carve cannot tell the minimum of one of them yet"
+            )
+        }
         let minimum = allocation.minimum
         let afterBalance = allocation.minimumAfterBalance()
         return FilesystemFigures(
