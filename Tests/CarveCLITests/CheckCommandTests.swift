@@ -85,7 +85,7 @@ private func carve(_ arguments: [String]) -> RunResult {
     }
 
     @Test(arguments: [
-        (["/dev/sda2"], "exactly one of --shrink-to, --shrink-by and --new-partition"),
+        (["/dev/sda2"], "exactly one of --shrink-to, --shrink-by, --new-partition and --remove"),
         (["/dev/sda2", "--shrink-to", "1G", "--shrink-by", "1G"], "exactly one of"),
         (["/dev/sda2", "--shrink-to", "0"], "larger than zero"),
         (["/dev/sda2", "--shrink-to=-1G"], "cannot be negative"),

@@ -45,6 +45,28 @@ extension CheckValidationTests {
         }
     }
 
+    /// --remove on raid1, confirmed by `btrfs device remove`: two devices cannot lose one;
+    /// three with room can; three too full for two cannot.
+    @Test(arguments: [(2, 100, false), (3, 100, true), (3, 700, false)])
+    func raid1RemovalVerdictHoldsInPractice(_ devices: Int, _ mebibytes: Int, _ fits: Bool) throws {
+        try withRAID1(devices: devices, size: "600M") { members, mountpoint in
+            try CheckHarness.writeFiles(mountpoint, count: mebibytes / 10, mebibytes: 10)
+            try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
+            let member = members[devices - 1], devid = devices
+            let report = try CheckHarness.check(member, .remove)
+            #expect(report.verdict == (fits ? .fits : .doesNotFit), "\(report.blockers) \(report.notes)")
+            if fits {
+                #expect(report.notes.contains { $0.hasPrefix("remove it with `btrfs device remove \(devid) \(mountpoint)`") })
+            } else {
+                #expect(report.blockers.contains { $0.kind == (devices == 2 ? .cannotRemove : .noRoom) }, "\(report.blockers)")
+            }
+            let cli = CheckHarness.carve(["check", member, "--remove", "--json"])
+            #expect(cli.status == (fits ? 0 : 3), "\(cli.stderr)")
+            let removed = try Shell.run(["btrfs", "device", "remove", String(devid), mountpoint])
+            #expect((removed.status == 0) == fits, "carve said \(fits ? "fits" : "does not fit"); btrfs device remove: \(removed.stderr)")
+        }
+    }
+
     func resize(_ mountpoint: String, devid: UInt64, to bytes: UInt64) throws -> Bool {
         let result = try Shell.run(["btrfs", "filesystem", "resize", "\(devid):\(bytes)", mountpoint])
         if result.status != 0 {
@@ -53,8 +75,8 @@ extension CheckValidationTests {
         return result.status == 0
     }
 
-    /// raid1 (data and metadata) over `devices` 1000 MiB loop devices, mounted through the first.
-    func withRAID1(devices: Int, _ body: (_ members: [String], _ mountpoint: String) throws -> Void) throws {
+    /// raid1 (data and metadata) over `devices` loop devices of `size`, mounted through the first.
+    func withRAID1(devices: Int, size: String = "1000M", _ body: (_ members: [String], _ mountpoint: String) throws -> Void) throws {
         var disks: [LoopDisk] = []
         defer {
             // The mount first; then the kernel forgets the members, so a loop number
@@ -63,7 +85,7 @@ extension CheckValidationTests {
             _ = try? Shell.run(["btrfs", "device", "scan", "--forget"] + disks.map(\.device))
             for disk in disks.dropFirst() { disk.cleanup() }
         }
-        for _ in 0..<devices { disks.append(try LoopDisk(size: "1000M")) }
+        for _ in 0..<devices { disks.append(try LoopDisk(size: size)) }
         let members = disks.map(\.device)
         try Shell.check(["mkfs.btrfs", "-q", "-f", "-d", "raid1", "-m", "raid1"] + members)
         Udevd.settle()

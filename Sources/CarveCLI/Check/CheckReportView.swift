@@ -8,7 +8,7 @@ enum CheckReportView {
             ("filesystem", .string(report.filesystem)),
             ("operation", .string(report.operation.name)),
             ("current_size", .uint(report.currentSize)),
-            ("target_size", .uint(report.targetSize)),
+            ("target_size", report.operation == .remove ? .null : .uint(report.targetSize)),
             ("minimum_size", .uint(report.minimumSize)),
             ("minimum_size_without_snapshots", .uint(report.minimumSizeWithoutSnapshots)),
             ("verdict", .string(report.verdict.rawValue)),
@@ -37,7 +37,7 @@ enum CheckReportView {
         var lines = ["\(report.device): \(headline(report)): \(report.verdict.rawValue)"]
         func row(_ name: String, _ value: String) { lines.append("  " + name.padding(28) + value) }
         if let current = report.currentSize { row("current size", size(current)) }
-        row("target size", size(report.targetSize))
+        if report.operation != .remove { row("target size", size(report.targetSize)) }
         if let minimum = report.minimumSize {
             row("minimum size", size(minimum) + (report.minimumSource.map { ", from \($0)" } ?? ""))
         } else if report.filesystem != nil || report.shrunkPartition != nil {
@@ -76,6 +76,7 @@ enum CheckReportView {
         case .shrinkTo(let bytes): return "\(type)shrink to \(ByteSize.format(bytes))"
         case .shrinkBy(let bytes): return "\(type)shrink by \(ByteSize.format(bytes))"
         case .newPartition(let bytes): return "new partition of \(ByteSize.format(bytes))"
+        case .remove: return "\(type)remove from its filesystem"
         }
     }
 

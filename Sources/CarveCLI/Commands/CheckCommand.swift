@@ -1,15 +1,16 @@
 import ArgumentParser
 import CarveCore
 
-/// `carve check DEVICE (--shrink-to SIZE | --shrink-by SIZE | --new-partition SIZE) [--json]`
+/// `carve check DEVICE (--shrink-to SIZE | --shrink-by SIZE | --new-partition SIZE | --remove) [--json]`
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check that a shrink or a new partition fits, and say what is in the way.",
+        abstract: "Check that a shrink, a new partition or a device removal fits, and say what is in the way.",
         usage: """
             carve check <device> --shrink-to <SIZE> [--json]
             carve check <device> --shrink-by <SIZE> [--json]
             carve check <disk> --new-partition <SIZE> [--json]
+            carve check <device> --remove [--json]
             """,
         discussion: """
             Read-only: nothing is written to any device. Exit status 0 when it fits, 3 when it \
@@ -19,6 +20,7 @@ struct CheckCommand: ParsableCommand {
               $ carve check /dev/sda2 --shrink-to 40G
               $ carve check /dev/sda2 --shrink-by 10G --json
               $ carve check /dev/sda --new-partition 20G
+              $ carve check /dev/sdc --remove
             """
     )
 
@@ -34,6 +36,9 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .customLong("new-partition"), parsing: .unconditional, help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
     var newPartition: String?
 
+    @Flag(help: "Take the device out of its multi-device btrfs (btrfs device remove): can the other devices hold everything?")
+    var remove = false
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -45,14 +50,20 @@ struct CheckCommand: ParsableCommand {
         guard report.verdict == .fits else { throw CommandExit(.doesNotFit) }
     }
 
-    /// Exactly one of the three operations, its size parsed.
+    /// Exactly one of the four operations, its size parsed.
     func requestedOperation() throws -> CheckOperation {
+        if remove {
+            guard shrinkTo == nil, shrinkBy == nil, newPartition == nil else {
+                throw UsageError("check needs exactly one of --shrink-to, --shrink-by, --new-partition and --remove")
+            }
+            return .remove
+        }
         let given: [(String, String, (UInt64) -> CheckOperation)] = [
             ("--shrink-to", shrinkTo, CheckOperation.shrinkTo), ("--shrink-by", shrinkBy, CheckOperation.shrinkBy),
             ("--new-partition", newPartition, CheckOperation.newPartition),
         ].compactMap { name, value, make in value.map { (name, $0, make) } }
         guard given.count == 1, let (name, text, make) = given.first else {
-            throw UsageError("check needs exactly one of --shrink-to, --shrink-by and --new-partition")
+            throw UsageError("check needs exactly one of --shrink-to, --shrink-by, --new-partition and --remove")
         }
         let bytes = try ByteSize.parse(text)
         guard bytes > 0 else { throw UsageError("\(name) \(text): the size must be larger than zero") }

@@ -78,12 +78,14 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     public var devid: UInt64
     /// The filesystem's other devices; empty on a single device.
     public var otherMembers: [Member]
+    /// The other devices' extents by devid: where each chunk's other stripes are.
+    public var memberExtents: [UInt64: [DeviceExtent]]
 
     public init(
         deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], dataExtents: [DataExtent] = [],
-        globalReserve: UInt64 = 0, devid: UInt64 = 1, otherMembers: [Member] = []
+        globalReserve: UInt64 = 0, devid: UInt64 = 1, otherMembers: [Member] = [], memberExtents: [UInt64: [DeviceExtent]] = [:]
     ) {
-        self.devid = devid; self.otherMembers = otherMembers
+        self.devid = devid; self.otherMembers = otherMembers; self.memberExtents = memberExtents
         self.deviceSize = deviceSize
         self.extents = extents.sorted { $0.start < $1.start }
         self.blockGroups = blockGroups.sorted { $0.start < $1.start }

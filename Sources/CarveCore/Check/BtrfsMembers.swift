@@ -26,8 +26,8 @@ extension BtrfsAllocation {
     /// True when every device holds a copy of every mirrored chunk (raid1 on two devices).
     public var everyDeviceHoldsEveryChunk: Bool { isMultiDevice && mostMirrors >= deviceCount }
 
-    /// While chunks move, each new chunk takes a copy on `mirrors - 1` other devices
-    /// before the old chunk is freed: that many others need room for one chunk.
+    /// When a relocation needs a new chunk, a mirrored one takes a copy on `mirrors - 1`
+    /// other devices before the old chunk is freed: that many others need room for one chunk.
     func othersHoldMovingCopies() -> Bool {
         let needed = mostMirrors - 1
         guard needed > 0 else { return true }

@@ -27,9 +27,10 @@ extension BtrfsAllocation {
         guard size >= Self.smallestDevice else { return false }
         guard let lastEnd = extents.map(\.end).max(), lastEnd > size else { return size >= Self.reservedStart }
         let moving = Set(extents.filter { $0.end > size }.map(\.chunk))
-        guard othersHoldMovingCopies() else { return false }
         var space = FreeSpace(holes: holes(below: size), chunkSize: dataChunkSize)
 
+        // A new chunk of a mirrored profile also takes a copy on other devices.
+        var newChunks = false
         var runs = blockGroups.filter { $0.kind == .data && !moving.contains($0.start) }.flatMap(freeRuns)
         let dataCopies = blockGroups.filter { $0.kind == .data }.map(copies(of:)).max() ?? 1
         let movingData = blockGroups.filter { $0.kind == .data && moving.contains($0.start) }.flatMap(extents(in:))
@@ -38,6 +39,7 @@ extension BtrfsAllocation {
                 runs[best] -= length
             } else if let chunk = space.newChunk(holding: length, copies: dataCopies) {
                 runs.append(chunk - length)
+                newChunks = true
             } else {
                 return false
             }
@@ -50,11 +52,12 @@ extension BtrfsAllocation {
             let staying = groups.filter { !moving.contains($0.start) }.reduce(0) { $0 + ($1.length - $1.used) * copies(of: $1) }
             if toMove > staying {
                 guard space.take(Self.roundUp(toMove - staying, to: 16 << 20)) else { return false }
+                newChunks = true
             } else {
                 room += staying - toMove
             }
         }
-        return space.left + runs.reduce(0, +) + room >= margin
+        return space.left + runs.reduce(0, +) + room >= margin && (!newChunks || othersHoldMovingCopies())
     }
 
     /// Lengths of the unallocated runs between the reserved first MiB and `size`;

@@ -39,6 +39,11 @@ public enum Check {
             let children = all.filter { $0.parent == device.name && $0.kind == .part }
             let subjects = try children.map { try gatherer.subject($0, table: table) }
             return CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
+        case .remove:
+            guard device.properties.fsType == "btrfs" else {
+                throw UsageError("--remove: \(path) holds \(device.properties.fsType ?? "no filesystem"), not a device of a multi-device btrfs")
+            }
+            return CheckPlanner.remove(try gatherer.subject(device))
         }
     }
 
@@ -63,6 +68,8 @@ public enum Check {
             return device.size - bytes
         case .newPartition(let bytes):
             return bytes
+        case .remove:
+            return 0
         }
     }
 }

@@ -6,6 +6,8 @@ public enum CheckOperation: Sendable, Hashable {
     case shrinkBy(UInt64)
     /// Make room on a disk for a new partition of this many bytes.
     case newPartition(UInt64)
+    /// Remove the device from its multi-device btrfs (`btrfs device remove`).
+    case remove
 
     /// The option's name, as the report and JSON give it.
     public var name: String {
@@ -13,6 +15,7 @@ public enum CheckOperation: Sendable, Hashable {
         case .shrinkTo: "shrink-to"
         case .shrinkBy: "shrink-by"
         case .newPartition: "new-partition"
+        case .remove: "remove"
         }
     }
 }
@@ -46,8 +49,11 @@ public struct Blocker: Sendable, Hashable, Codable {
         case snapshots
         /// btrfs chunks hold space a balance would give back.
         case allocatedChunks = "allocated-chunks"
-        /// No free gap is large enough and no partition can make room.
+        /// No free gap is large enough and no partition can make room; for --remove, the
+        /// other devices cannot take what this one holds.
         case noRoom = "no-room"
+        /// The device cannot leave its filesystem: the only one, or too few left for a profile.
+        case cannotRemove = "cannot-remove"
     }
     public var kind: Kind
     /// Bytes it stands for (how much too big, how much is pinned); nil when not a size.

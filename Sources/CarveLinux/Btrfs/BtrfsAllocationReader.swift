@@ -19,10 +19,13 @@ struct BtrfsAllocationReader {
             }
             let reserve = try globalReserve(fd: fd)
             let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: fd)
+            let others = members.filter { $0.member.devid != this.member.devid }.map(\.member)
+            var memberExtents: [UInt64: [BtrfsAllocation.DeviceExtent]] = [:]
+            for other in others { memberExtents[other.devid] = try deviceExtents(devid: other.devid, fd: fd) }
             return BtrfsAllocation(
                 deviceSize: this.member.size, extents: try deviceExtents(devid: this.member.devid, fd: fd),
                 blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve, devid: this.member.devid,
-                otherMembers: members.filter { $0.member.devid != this.member.devid }.map(\.member)
+                otherMembers: others, memberExtents: memberExtents
             )
         }
     }
