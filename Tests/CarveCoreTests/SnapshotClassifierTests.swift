@@ -110,6 +110,14 @@ import Testing
         #expect(fs.mountedPath(ofTopLevelPath: "@homework") == "/mnt/top/@homework")
     }
 
+    /// A subvolume mounted itself is named by its place in the filesystem when another mount reaches it.
+    @Test func besideItsOwnMountsAMountedSubvolumeIsNamedByItsPlace() {
+        #expect(fs.mountedPath(ofTopLevelPath: "@home", besideItsOwnMounts: true) == "/mnt/top/@home")
+        #expect(fs.mountedPath(ofTopLevelPath: "@home/.snapshots/1/snapshot", besideItsOwnMounts: true) == "/home/.snapshots/1/snapshot")
+        let alone = Filesystem(uuid: "u", devices: [], mounts: [FilesystemMount(mountpoint: "/srv/old", subvolumePath: "/snaps/s2", subvolumeID: 300)])
+        #expect(alone.mountedPath(ofTopLevelPath: "snaps/s2", besideItsOwnMounts: true) == "/srv/old")
+    }
+
     @Test func unreachableWithoutATopLevelMount() {
         let only = Filesystem(uuid: "u", devices: [], mounts: [FilesystemMount(mountpoint: "/srv", subvolumePath: "/@srv", subvolumeID: 300)])
         #expect(only.mountedPath(ofTopLevelPath: "@snaps/a") == nil)

@@ -73,8 +73,8 @@ struct HostileContentIntegrationTests {
             #expect(listed.status == 0, "\(listed.stderr)")
             let rows = listed.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
             let escaped = disk.disk.directory + "/m\\xff"
-            // `data` is named by its own mount; the snapshot through the first mount.
-            #expect(rows.contains([escaped, escaped]) && rows.contains([disk.mountpoint + "/snaps/one"]), "\(listed.stdout)")
+            // `data` is named by its place under the top level, its own mount is its MOUNTPOINTS.
+            #expect(rows.contains([disk.mountpoint + "/data", escaped]) && rows.contains([disk.mountpoint + "/snaps/one"]), "\(listed.stdout)")
             let devices = try DeletionDisk.json(try Shell.run([CarveBinary.path, "devices", disk.disk.device, "--json", "--output", "NAME,MOUNTPOINTS"]))
             let device = try #require((devices["blockdevices"] as? [[String: Any]])?.first)
             let shown = try #require(device["mountpoints"] as? [String])

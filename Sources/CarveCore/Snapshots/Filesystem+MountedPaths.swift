@@ -6,9 +6,13 @@
 /// reads better than `/mnt/top/@home/x`.
 extension Filesystem {
     /// The absolute path of `topLevelPath` ("@home/.snapshots/1/snapshot") through a mount, or nil.
-    public func mountedPath(ofTopLevelPath topLevelPath: String) -> String? {
+    /// With `besideItsOwnMounts`, a mount of that very path is taken only when no other
+    /// mount reaches it: a snapshot mounted at /srv/old is named by its place in the
+    /// filesystem (its own mounts are its MOUNTPOINTS), so the user can tell which it is.
+    public func mountedPath(ofTopLevelPath topLevelPath: String, besideItsOwnMounts: Bool = false) -> String? {
         let path = trimmingSlashes(topLevelPath)
         var best: (rootLength: Int, path: String)?
+        var own: String?
         for position in mounts.indices {
             let mount = mounts[position]
             let root = trimmingSlashes(mount.subvolumePath)
@@ -16,6 +20,10 @@ extension Filesystem {
             if root.isEmpty {
                 rest = Substring(path)
             } else if path == root {
+                if besideItsOwnMounts {
+                    own = own ?? mount.mountpoint
+                    continue
+                }
                 rest = ""
             } else if isInside(path, root) {
                 rest = Substring(path.utf8.dropFirst(root.utf8.count + 1))
@@ -25,7 +33,7 @@ extension Filesystem {
             guard best.map({ root.utf8.count > $0.rootLength }) ?? true else { continue }
             best = (root.utf8.count, join(mount.mountpoint, rest))
         }
-        return best?.path
+        return best?.path ?? own
     }
 
     /// The path from the top level of an absolute path inside one of the mounts, or nil.

@@ -49,8 +49,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         var found = try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
         let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
         for index in found.indices {
-            found[index].mountedPath = filesystem.mountedPath(ofTopLevelPath: found[index].path)
             found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
+            found[index].mountedPath = filesystem.mountedPath(
+                ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
             found[index].isDefault = found[index].id == defaultID
         }
         let snapper = SnapperConfigFiles(root: root).load()
