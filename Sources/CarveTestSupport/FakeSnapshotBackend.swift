@@ -96,8 +96,9 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         }
         var subvolumes = fake.subvolumes
         var note: String?
-        var mode = sizes
-        if sizes == .exact {
+        var mode = sizes == .auto ? SizeMode.quota : sizes
+        // auto: quota sizes when the fake's quotas are fine, else its exact scan when it has one.
+        if sizes == .exact || (sizes == .auto && fake.quotaProblem != nil && fake.exact != nil) {
             guard let exact = fake.exact else { throw RuntimeError("exact sizes are not implemented yet") }
             // As the real scan does, once per tree read.
             ExtentScanObserver.current?(ExtentScanProgress(
@@ -106,8 +107,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
             listing.attach(exact)
             return listing
         }
-        if sizes == .none || fake.quotaProblem != nil {
-            note = sizes == .none ? nil : fake.quotaProblem
+        if mode == .none || fake.quotaProblem != nil {
+            note = mode == .none ? nil : fake.quotaProblem
             mode = .none
             for index in subvolumes.indices { subvolumes[index].exclusive = nil; subvolumes[index].referenced = nil }
         }

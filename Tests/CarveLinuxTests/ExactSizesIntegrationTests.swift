@@ -174,7 +174,8 @@ struct ExactSizesIntegrationTests {
             }
             try disk.sh("rm data/f5")
             let lock = ["CARVE_LOCK_FILE": disk.loop.directory + "/carve.lock"]
-            let quota = try Shell.run([CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--yes"], environment: lock)
+            let quota = try Shell.run(
+                [CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "quota", "--yes"], environment: lock)
             #expect(quota.status == 1, "quotas are off: nothing to go on")
             let result = try Shell.run(
                 [CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "exact", "--yes", "--wait", "--json"],

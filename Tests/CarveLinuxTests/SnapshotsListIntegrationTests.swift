@@ -200,11 +200,15 @@ struct SnapshotsListIntegrationTests {
         try Data(repeating: 7, count: 2 << 20).write(to: URL(fileURLWithPath: fs.top + "/@home/b"))
         try fs.snapshot("@home", "snaps/2")
 
-        let off = try list([fs.top])
+        let off = try list([fs.top, "--sizes", "quota"])
         #expect(off.status == 0 && off.snapshots.count == 2)
         #expect(off.snapshots.allSatisfy { $0["exclusive"] is NSNull && $0["referenced"] is NSNull })
         #expect(off.stderr.contains("carve: quotas are off on \(fs.top): sizes unknown (carve never turns quotas on)"))
         #expect(off.stderr.contains("carve: 2 snapshots; exclusive sizes unknown"))
+        // The default, auto: quotas are off, so the extents are read.
+        let auto = try list([fs.top])
+        #expect(auto.snapshots.map { $0["exclusive"] as? Int } == [3 << 20, 0], "\(auto.stderr)")
+        #expect(!auto.stderr.contains("quotas are off"), "\(auto.stderr)")
 
         try Shell.check(["btrfs", "quota", "enable", fs.top])
         try Shell.check(["btrfs", "quota", "rescan", "-w", fs.top])
@@ -234,13 +238,16 @@ struct SnapshotsListIntegrationTests {
         try Shell.check(["btrfs", "qgroup", "create", "1/100", fs.top])
         try Shell.check(["btrfs", "qgroup", "assign", "--no-rescan", "0/256", "1/100", fs.top])
         try Shell.check(["btrfs", "filesystem", "sync", fs.top])
-        let stale = try list([fs.top])
+        let stale = try list([fs.top, "--sizes", "quota"])
         #expect(stale.snapshots.allSatisfy { $0["exclusive"] is NSNull })
         #expect(stale.stderr.contains("carve: quotas on \(fs.top) are inconsistent: sizes unknown (btrfs quota rescan fixes it)"))
+        // auto never shows stale quota numbers: it reads the extents instead.
+        let exact = try list([fs.top])
+        #expect(exact.snapshots.map { $0["exclusive"] as? Int } == [3 << 20, 0], "\(exact.stderr)")
 
         try Shell.check(["btrfs", "quota", "disable", fs.top])
         try Shell.check(["btrfs", "filesystem", "sync", fs.top])
-        let disabled = try list([fs.top])
+        let disabled = try list([fs.top, "--sizes", "quota"])
         #expect(disabled.snapshots.allSatisfy { $0["exclusive"] is NSNull })
         #expect(disabled.stderr.contains("quotas are off on \(fs.top)"))
     }

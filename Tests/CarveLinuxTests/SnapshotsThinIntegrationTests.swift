@@ -22,14 +22,22 @@ struct SnapshotsThinIntegrationTests {
         }
     }
 
-    @Test func withQuotasOffThinDeletesNothing() throws {
+    /// A default btrfs has quotas off: thin reads exact sizes by itself (--sizes auto), and
+    /// with --sizes quota it deletes nothing and never says to turn quotas on.
+    @Test func withQuotasOffThinReadsExactSizesByDefault() throws {
         try withDeletionDisk { disk in
-            try disk.snapshot("s1", mebibytes: 1)
-            let result = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "1M", "--yes"])
-            #expect(result.status == 1)
-            #expect(result.stderr.contains("cannot estimate"))
-            #expect(result.stderr.contains("btrfs quota enable"))
-            #expect(try disk.subvolumes() == ["data", "snaps/s1"])
+            for index in 1...4 { try disk.snapshot("s\(index)", mebibytes: 8, exclusive: true) }
+            try Shell.check(["sync"])
+            let quota = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "1M", "--sizes", "quota", "--yes"])
+            #expect(quota.status == 1)
+            #expect(quota.stderr.contains("cannot estimate") && !quota.stderr.contains("quota enable"), "\(quota.stderr)")
+            #expect(try disk.subvolumes().count == 5)
+            let listed = try DeletionDisk.json(try disk.carve(["snapshots", "list", disk.mountpoint, "--json"]))
+            let sizes = (listed["snapshots"] as? [[String: Any]] ?? []).map { $0["exclusive"] as? Int }
+            #expect(sizes == Array(repeating: 8 << 20, count: 4), "\(sizes)")
+            let result = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "12M", "--yes"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try disk.subvolumes() == ["data", "snaps/s3", "snaps/s4"])
         }
     }
 }

@@ -12,8 +12,9 @@ struct SnapshotsListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List btrfs snapshots with their manager (snapper, timeshift, btrbk, plain) and the space they hold.",
         discussion: """
-            Sizes come from btrfs quotas when they are enabled and consistent; otherwise they \
-            are unknown and carve says why on stderr (it never turns quotas on). Snapshots that \
+            Sizes come from btrfs quotas when they are enabled and consistent; otherwise, as \
+            root, from the extent trees (--sizes exact), and else they are unknown and carve says \
+            why on stderr (it never turns quotas on). --sizes none is fastest. Snapshots that \
             no mount reaches are listed with their path from the top level, as <FS_TREE>/path.
 
             Examples:
@@ -30,7 +31,8 @@ struct SnapshotsListCommand: ParsableCommand {
     var selection: SelectionOptions
 
     @Option(help: ArgumentHelp(
-        "How to find sizes: none, quota (default) or exact (reads every subvolume's extents; root).", valueName: "mode"))
+        "How to find sizes: auto (default: quota when quotas are on and consistent, else exact), none (fastest), quota, or exact (reads every subvolume's extents; root).",
+        valueName: "mode"))
     var sizes: SizeMode?
 
     @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
@@ -136,7 +138,7 @@ struct SnapshotsListCommand: ParsableCommand {
         case .quota? where !services.isRoot:
             throw NeedsRootError("reading quota sizes (--sizes quota)")
         case let mode?: return mode
-        case nil: return .quota
+        case nil: return .auto
         }
     }
 

@@ -36,9 +36,9 @@ struct DeletionOptions: ParsableArguments {
     var json = false
 
     @Option(help: ArgumentHelp(
-        "How to estimate what comes back: quota (default, needs quotas on) or exact (reads every subvolume's extents).",
+        "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",
         valueName: "mode"))
-    var sizes: SizeMode = .quota
+    var sizes: SizeMode = .auto
 
     var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant, breakChains: breakChains) }
 

@@ -9,7 +9,7 @@ public struct DeleteRequest: Sendable {
     public var filesystems: [String]
     public var selection: SnapshotSelection
     /// How sizes are found: quota, or exact (a scan of every subvolume's extents).
-    public var sizes: SizeMode = .quota
+    public var sizes: SizeMode = .auto
 
     /// Parses the names; refuses a request that names nothing (deleting every
     /// snapshot takes `--all`).
@@ -66,7 +66,7 @@ public struct ThinRequest: Sendable {
     public var order: ThinOrder
     public var bestEffort: Bool
     /// How sizes are found: quota, or exact (thin then chooses by what the set frees together).
-    public var sizes: SizeMode = .quota
+    public var sizes: SizeMode = .auto
 
     public init(path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool) throws(UsageError) {
         let target: UInt64

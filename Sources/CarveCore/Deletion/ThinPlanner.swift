@@ -18,7 +18,7 @@ public enum ThinRefusal: ReportableError, Equatable {
         case .sizesUnknown(let filesystem, let note):
             "cannot estimate what deleting snapshots on \(filesystem) frees: "
                 + (note.map { "\($0); " } ?? "snapshot sizes are unknown; ")
-                + "sizes come from btrfs quotas (btrfs quota enable \(filesystem) && btrfs quota rescan -w \(filesystem)); "
+                + "--sizes exact reads them from the extent trees without quotas (as root); "
                 + "nothing deleted"
         case .notEnough(let filesystem, let eligible, let estimate, let target):
             "deleting all \(eligible) eligible snapshots on \(filesystem) frees at least "

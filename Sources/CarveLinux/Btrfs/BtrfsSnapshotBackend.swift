@@ -62,8 +62,11 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         let classifyWarnings = classifier.classify(&found)
         var listing = VolumeListing(
             filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
-        if sizes == .quota { try attachQuotaSizes(to: &listing) }
-        if sizes == .exact { try attachExactSizes(to: &listing) }
+        if sizes == .quota || sizes == .auto { try attachQuotaSizes(to: &listing) }
+        if sizes == .exact || (sizes == .auto && listing.sizes == .none && isRoot) {
+            listing.sizeNote = nil
+            try attachExactSizes(to: &listing)
+        }
         return listing
     }
 
