@@ -11,6 +11,7 @@ public enum ManualData {
     /// `columns` (of `devices` and `snapshots list`), `toolInfo`.
     public static func json() -> String {
         let tables = JSONValue.object([
+            ("version", .string(CarveCommand.version)),
             ("exitStatuses", .array(ExitStatus.allCases.map(exitStatus))),
             ("shrinkRules", .array(ShrinkRule.table.map(shrinkRule))),
             ("columns", .object([
