@@ -89,6 +89,17 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         return best.0
     }
 
+    /// The stored volume whose mounted path is `path`, as the real statfs would place it.
+    public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
+        let wanted = Set(filesystems.map(\.uuid))
+        for fake in locked({ stored }) where wanted.contains(fake.filesystem.uuid) {
+            if let volume = fake.subvolumes.first(where: { $0.mountedPath == path }) {
+                return VolumeLocation(filesystem: fake.filesystem, volumeID: volume.id)
+            }
+        }
+        return nil
+    }
+
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         try begin(.subvolumes(filesystem.uuid))
         guard let fake = locked({ stored.first { $0.filesystem.uuid == filesystem.uuid } }) else {

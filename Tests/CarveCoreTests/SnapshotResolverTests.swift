@@ -1,4 +1,4 @@
-import CarveCore
+@testable import CarveCore
 import CarveTestSupport
 import Foundation
 import Testing
@@ -70,4 +70,54 @@ import Testing
         #expect(throws: UsageError.self) { try resolver(scope: ["/mnt"]).resolve(id: 999) }
         #expect(try resolver(scope: ["/mnt"]).resolve(id: 300).subvolume.id == 300)
     }
+}
+
+/// Naming many snapshots: each path is located once and resolves by volume id, without
+/// a filesystem lookup or a search per name.
+@Suite struct LocatedNamesTests {
+    typealias F = SnapshotFixtures
+
+    @Test func namedPathsResolveByTheirLocationWithoutALookupEach() throws {
+        let root = F.subvolume(256, path: "data")
+        let snapshots = (0..<300).map { F.snapshot(1000 + UInt64($0), path: "snaps/s\($0)", of: root, daysAgo: 1) }
+        let backend = FakeSnapshotBackend([.init(filesystem: F.filesystem(), subvolumes: [root] + snapshots)])
+        let names = stride(from: 0, to: 300, by: 3).map { "/mnt/snaps/s\($0)" }
+        let request = try DeleteRequest(names: names, ids: [], filesystems: [], selection: SnapshotSelection())
+        let plan = try request.plan(backend: backend, rules: DeletionRules(), now: F.epoch)
+        #expect(plan.toDelete.map(\.subvolume.path).sorted() == names.map { String($0.dropFirst(5)) }.sorted())
+        let lookups = backend.calls.filter { if case .filesystemContaining = $0 { true } else { false } }
+        #expect(lookups.isEmpty, "\(lookups.count) filesystem lookups for \(names.count) located names")
+        #expect(backend.calls.filter { if case .subvolumes = $0 { true } else { false } }.count == 1)
+    }
+
+    /// A name that no location places takes the full resolution, with its errors.
+    @Test func anUnlocatedNameTakesTheFullResolution() throws {
+        let root = F.subvolume(256, path: "data")
+        let snapshot = F.snapshot(300, path: "snaps/s1", of: root, daysAgo: 1)
+        let backend = FakeSnapshotBackend([.init(filesystem: F.filesystem(), subvolumes: [root, snapshot])])
+        let listing = try backend.subvolumes(of: F.filesystem(), sizes: .none)
+        let located = LocatedPaths(["/mnt/snaps/s1", "/mnt/snaps/s1/dir"], backend: backend, among: [F.filesystem()])
+        #expect(located["/mnt/snaps/s1"]?.volumeID == 300)
+        let resolver = SnapshotResolver(backend: backend, listings: [listing], scoped: false, located: located)
+        #expect(try resolver.resolve(SnapshotName.parse("/mnt/snaps/s1")).map(\.subvolume.id) == [300])
+        #expect(located["/mnt/snaps/s1/dir"] == nil)
+        #expect(throws: UsageError.self) { try resolver.resolve(SnapshotName.parse("/mnt/snaps/s1/dir")) }
+    }
+}
+
+/// `absolute` normalises; its fast path must agree with the full one on every shape.
+@Test(arguments: ["/", "/mnt", "/mnt/a/b", "/mnt/", "/mnt//a", "/mnt/./a", "/mnt/../a", "/mnt/a/.", "/mnt/a/..",
+                  "/.", "/..", "/...", "/a..b/.c/..d", "/mnt/.hidden", "//", "relative/x"])
+func absolutePathsAreNormalised(path: String) {
+    let expected: String = {
+        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }()
+    #expect(SnapshotResolver.absolute(path) == expected)
 }

@@ -130,6 +130,8 @@ struct ReferenceSnapshotBackend: SnapshotBackend {
 
     func mountedFilesystems() throws -> [Filesystem] { [try filesystem(containing: mountpoint)] }
 
+    func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }
+
     func filesystem(containing path: String) throws -> Filesystem {
         Filesystem(uuid: "", devices: [device], mounts: [FilesystemMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
     }

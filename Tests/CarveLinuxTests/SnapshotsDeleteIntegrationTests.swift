@@ -211,3 +211,28 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 }
+
+/// statfs places a path in its filesystem and subvolume, as `btrfs subvolume list` numbers them.
+@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+struct LocateIntegrationTests {
+    @Test func statfsGivesTheSubvolumeOfEveryPath() throws {
+        try withDeletionDisk { disk in
+            for name in ["s1", "s2"] { try disk.snapshot(name) }
+            try FileManager.default.createDirectory(atPath: disk.mountpoint + "/snaps/s1/../plain-dir", withIntermediateDirectories: true)
+            let backend = BtrfsSnapshotBackend()
+            let mounted = try backend.mountedFilesystems()
+            let ids = try Shell.check(["btrfs", "subvolume", "list", disk.mountpoint]).split(separator: "\n").reduce(into: [String: UInt64]()) {
+                let fields = $1.split(separator: " ")
+                $0[String(fields.last!)] = UInt64(fields[1])
+            }
+            for (path, id) in ids {
+                let location = backend.locate(disk.mountpoint + "/" + path, among: mounted)
+                #expect(location?.volumeID == id, "\(path)")
+                #expect(location?.filesystem.mountpoint == disk.mountpoint)
+            }
+            #expect(backend.locate(disk.mountpoint + "/snaps/plain-dir", among: mounted)?.volumeID == 5)
+            #expect(backend.locate(disk.mountpoint, among: mounted.filter { $0.mountpoint != disk.mountpoint }) == nil)
+            #expect(backend.locate("/proc", among: mounted) == nil)
+        }
+    }
+}

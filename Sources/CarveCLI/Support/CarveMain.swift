@@ -7,7 +7,12 @@ public enum CarveMain {
     public static func run(_ arguments: [String]) -> Int32 {
         let output = Services.current.output
         do {
-            var command = try CarveCommand.parseAsRoot(arguments)
+            let bulk = BulkSnapshotNames.setApart(arguments)
+            var command = try CarveCommand.parseAsRoot(bulk?.arguments ?? arguments)
+            if let names = bulk?.names, var delete = command as? SnapshotsDeleteCommand {
+                delete.snapshots = names
+                command = delete
+            }
             try command.run()
             return ExitStatus.success.rawValue
         } catch let exit as CommandExit {

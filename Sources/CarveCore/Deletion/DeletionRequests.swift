@@ -37,8 +37,14 @@ public struct DeleteRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
-        let listings = BackupChains.linked(try Scope.listings(scopePaths, backend: backend, sizes: sizes), backend: backend)
-        let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty)
+        // One statfs per named path places it; the filesystems to list follow from them.
+        let named = names.compactMap { name -> String? in
+            if case .path(let path) = name { return SnapshotResolver.absolute(path) } else { return nil }
+        }
+        let located = named.isEmpty ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
+        let listings = BackupChains.linked(
+            try Scope.listings(scopePaths, backend: backend, sizes: sizes, located: located), backend: backend)
+        let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty, located: located)
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
         for id in ids { selected.append(try resolver.resolve(id: id)) }
@@ -104,7 +110,9 @@ public struct ThinRequest: Sendable {
 enum Scope {
     /// `paths` (each a path inside a btrfs filesystem) or, when empty, every mounted
     /// btrfs filesystem; each once. A path not on btrfs is bad input here.
-    static func listings(_ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota) throws -> [VolumeListing] {
+    static func listings(
+        _ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota, located: LocatedPaths = LocatedPaths()
+    ) throws -> [VolumeListing] {
         var filesystems: [Filesystem] = []
         if paths.isEmpty {
             // Every mounted one: a filesystem unmounted meanwhile is left out with a warning.
@@ -119,7 +127,8 @@ enum Scope {
             }
         } else {
             for path in paths {
-                let filesystem = try backend.filesystem(named: SnapshotResolver.absolute(path))
+                let absolute = SnapshotResolver.absolute(path)
+                let filesystem = try located[absolute]?.filesystem ?? backend.filesystem(named: absolute)
                 if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
             }
         }

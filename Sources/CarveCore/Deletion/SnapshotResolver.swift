@@ -9,9 +9,16 @@ public struct SnapshotResolver: Sendable {
     public let listings: [VolumeListing]
     /// True when `--filesystem` narrowed the scope, so a path elsewhere is an error.
     public let scoped: Bool
+    /// The named paths, located once: a name resolves by volume id, not by a search.
+    let located: LocatedPaths
+    /// Per listing, the position of each volume id.
+    private let positions: [[UInt64: Int]]
 
-    public init(backend: any SnapshotBackend, listings: [VolumeListing], scoped: Bool) {
-        self.backend = backend; self.listings = listings; self.scoped = scoped
+    public init(backend: any SnapshotBackend, listings: [VolumeListing], scoped: Bool, located: LocatedPaths = LocatedPaths()) {
+        self.backend = backend; self.listings = listings; self.scoped = scoped; self.located = located
+        positions = located.locations.isEmpty ? [] : listings.map { listing in
+            Dictionary(listing.subvolumes.indices.map { (listing.subvolumes[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     public func resolve(_ name: SnapshotName) throws -> [PlannedSnapshot] {
@@ -36,6 +43,7 @@ public struct SnapshotResolver: Sendable {
 
     func resolve(path: String) throws -> PlannedSnapshot {
         let absolute = Self.absolute(path)
+        if let found = locatedSnapshot(absolute) { return found }
         let real = backend.resolvedPath(absolute)
         guard real != nil || listings.contains(where: { listing in
             listing.subvolumes.contains { $0.mountedPath == absolute }
@@ -59,6 +67,20 @@ public struct SnapshotResolver: Sendable {
         guard let subvolume else {
             throw UsageError("\(path) is not a snapshot: no subvolume starts there")
         }
+        return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
+    }
+
+    /// The snapshot at `absolute` when its location names a listed volume whose own path
+    /// is exactly `absolute` (no symlink, no other filesystem on the way); else nil, and
+    /// the name takes the full resolution.
+    private func locatedSnapshot(_ absolute: String) -> PlannedSnapshot? {
+        guard let location = located[absolute],
+              let index = listings.firstIndex(where: { $0.filesystem.uuid == location.filesystem.uuid }),
+              let position = positions[index][location.volumeID]
+        else { return nil }
+        let listing = listings[index]
+        let subvolume = listing.subvolumes[position]
+        guard subvolume.mountedPath == absolute || Self.paths(of: subvolume, through: listing.filesystem).contains(absolute) else { return nil }
         return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
     }
 
@@ -120,6 +142,7 @@ public struct SnapshotResolver: Sendable {
 
     /// An absolute, normalised path: no `.`, `..` or trailing slash; symlinks kept.
     static func absolute(_ path: String) -> String {
+        if isNormalAbsolute(path) { return path }
         let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var parts: [Substring] = []
         for part in joined.split(separator: "/") {
@@ -129,6 +152,28 @@ public struct SnapshotResolver: Sendable {
         }
         return "/" + parts.joined(separator: "/")
     }
+}
+
+/// True for a path `absolute` leaves as it is: from the root, with no empty, `.` or `..`
+/// component and no trailing slash. One pass over the bytes, for a thousand named paths.
+private func isNormalAbsolute(_ path: String) -> Bool {
+    var previous = UInt8(0), beforePrevious = UInt8(0), third = UInt8(0)
+    let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+    var count = 0
+    for byte in path.utf8 {
+        if byte == slash {
+            // "//", "/./" and "/../" end here.
+            if previous == slash || (previous == dot && beforePrevious == slash)
+                || (previous == dot && beforePrevious == dot && third == slash) { return false }
+        }
+        third = beforePrevious; beforePrevious = previous; previous = byte
+        count += 1
+    }
+    guard path.utf8.first == slash else { return false }
+    if count == 1 { return true }
+    // A trailing "/", "/." or "/..".
+    return !(previous == slash || (previous == dot && beforePrevious == slash)
+        || (previous == dot && beforePrevious == dot && third == slash))
 }
 
 extension SnapshotBackend {

@@ -33,6 +33,18 @@ enum BtrfsMounts {
         )
     }
 
+    /// A filesystem UUID's four big-endian 32-bit words, as btrfs_statfs reads the fsid.
+    static func fsidWords(_ uuid: String) -> (UInt32, UInt32, UInt32, UInt32)? {
+        let hex = uuid.utf8.filter { $0 != UInt8(ascii: "-") }
+        guard hex.count == 32 else { return nil }
+        var words: [UInt32] = []
+        for start in stride(from: 0, to: 32, by: 8) {
+            guard let word = UInt32(String(decoding: hex[start..<start + 8], as: UTF8.self), radix: 16) else { return nil }
+            words.append(word)
+        }
+        return (words[0], words[1], words[2], words[3])
+    }
+
     static func fsid(of path: String) throws -> String {
         let directory = try DirectoryHandle(path)
         var args = btrfs_ioctl_fs_info_args()

@@ -43,6 +43,20 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
+    /// btrfs folds the subvolume id into statfs's f_fsid (the fsid's words xored
+    /// pairwise, then the id), so one statfs tells filesystem and subvolume; the
+    /// filesystem is the one whose fsid leaves a 32-bit id.
+    public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
+        var info = statfs()
+        guard ByteText.withCString(path, { statfs($0, &info) }) == 0, Int(info.f_type) == BtrfsMounts.superMagic else { return nil }
+        let (high, low) = withUnsafeBytes(of: info.f_fsid) { ($0.load(as: UInt32.self), $0.load(fromByteOffset: 4, as: UInt32.self)) }
+        for filesystem in filesystems {
+            guard let words = BtrfsMounts.fsidWords(filesystem.uuid), high ^ (words.0 ^ words.2) == 0 else { continue }
+            return VolumeLocation(filesystem: filesystem, volumeID: UInt64(low ^ (words.1 ^ words.3)))
+        }
+        return nil
+    }
+
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         var warnings: [String] = []

@@ -8,6 +8,10 @@ public protocol SnapshotBackend: Sendable {
     func filesystem(containing path: String) throws -> Filesystem
     /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
     func resolvedPath(_ path: String) -> String?
+    /// The filesystem among `filesystems` and the volume `path` lands in, in one system
+    /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
+    /// fast: a caller still checks that the volume's own path is `path`.
+    func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation?
     /// Every subvolume of `filesystem` from the top level down, with manager
     /// metadata attached and sizes found as `sizes` asks.
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing
