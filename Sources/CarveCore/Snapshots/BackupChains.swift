@@ -12,6 +12,9 @@ public enum BackupChains {
     /// `received_uuid` names (when mounted), and the two ends of each chain get
     /// `chainParent` (the reason they are kept, see `Protection.chainParent`).
     public static func link(_ listings: inout [VolumeListing]) {
+        // Without a received subvolume anywhere there is no chain: most machines, and
+        // the index of ten thousand UUIDs is then not worth building.
+        guard listings.contains(where: { $0.subvolumes.contains { $0.receivedUUID != nil } }) else { return }
         let index = Index(listings)
         for (listing, volume) in index.received {
             let received = listings[listing].subvolumes[volume]
