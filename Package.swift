@@ -19,12 +19,11 @@ let package = Package(
         systemLibrary("CBlkid", pkgConfig: "blkid", apt: "libblkid-dev"),
         systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
         systemLibrary("CBtrfsUtil", pkgConfig: "libbtrfsutil", apt: "libbtrfsutil-dev"),
-        systemLibrary("CMount", pkgConfig: "mount", apt: "libmount-dev"),
         systemLibrary("CFdisk", pkgConfig: "fdisk", apt: "libfdisk-dev"),
         .target(name: "CarveCore"),
         .target(
             name: "CarveLinux",
-            dependencies: ["CarveCore", "CBlkid", "CUdev", "CBtrfsUtil", "CMount", "CFdisk"]
+            dependencies: ["CarveCore", "CBlkid", "CUdev", "CBtrfsUtil", "CFdisk"]
         ),
         .target(
             name: "CarveCLI",

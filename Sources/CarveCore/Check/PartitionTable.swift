@@ -1,10 +1,6 @@
 /// The kind of partition table on a disk, as libfdisk names it (`fdisk_label_get_name`).
 public enum PartitionTableLabel: String, Sendable, Hashable, Codable, CaseIterable {
     case gpt, dos, sun, sgi, bsd
-
-    /// True when the table keeps a backup copy at the end of the disk (GPT's backup
-    /// header and entries), so the last sectors are not usable for partitions.
-    public var hasBackupAtEnd: Bool { self == .gpt }
 }
 
 /// One partition entry, in sectors of the table's sector size.
@@ -81,14 +77,6 @@ public struct PartitionTable: Sendable, Hashable, Codable {
     public func alignUp(_ lba: UInt64) -> UInt64 {
         let grain = grainSectors
         return (lba + grain - 1) / grain * grain
-    }
-
-    /// The last sector of the grain that ends at or before `lba`, as fdisk places an end:
-    /// the sector after it is a grain boundary. Nil when no whole grain ends by `lba`.
-    public func alignEndDown(_ lba: UInt64) -> UInt64? {
-        let grain = grainSectors
-        let boundary = (lba + 1) / grain * grain
-        return boundary == 0 ? nil : boundary - 1
     }
 
     /// The last sector free of partitions after `entry`: before the next partition,
