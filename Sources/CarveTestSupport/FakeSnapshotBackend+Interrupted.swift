@@ -18,7 +18,7 @@ public struct FakeSnapperDirectories: Sendable {
 /// snapshot (or a timeshift snapshot's last `@…`) is `orphans` + `marked` holding its
 /// directory and no stored subvolume. Timeshift's `snapshots` are looked for at
 /// `timeshift-btrfs/snapshots` of the top level, as on disk.
-extension FakeSnapshotBackend: InterruptedDeletionMarking {
+extension FakeSnapshotBackend {
     public func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool {
         try begin(.markDeletion(subvolume.id))
         guard let path = subvolume.metadata.metadataPath else { return false }

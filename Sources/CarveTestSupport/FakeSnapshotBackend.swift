@@ -89,6 +89,15 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         return best.0
     }
 
+    public var kind: FilesystemKind { .btrfs }
+
+    /// Through Foundation: it cannot name bytes that are not UTF-8, which the real
+    /// backend's realpath(3) does.
+    public func resolvedPath(_ path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
     /// The stored volume whose mounted path is `path`, as the real statfs would place it.
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
         let wanted = Set(filesystems.map(\.uuid))

@@ -9,7 +9,7 @@ import Testing
 /// then do what it claimed fits.
 enum CheckHarness {
     /// `carve check` with the platform's real implementations, as the command runs it.
-    static func check(_ path: String, _ operation: CheckOperation, snapshots: any SnapshotBackend = BtrfsSnapshotBackend()) throws -> CheckReport {
+    static func check(_ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend()) throws -> CheckReport {
         Udevd.settle()
         let environment = CheckEnvironment(
             devices: LinuxDeviceSource(), tables: FdiskPartitionTableReader(), sizer: LinuxFilesystemSizer(),
@@ -124,9 +124,13 @@ enum CheckHarness {
 
 /// Snapshots as `btrfs subvolume list -s` and `btrfs qgroup show --raw` report them: the
 /// reference tools' view, so the planner's snapshot advice is tested on real sizes.
-struct ReferenceSnapshotBackend: SnapshotBackend {
+struct ReferenceSnapshotBackend: SnapshotListing {
     let mountpoint: String
     let device: String
+
+    var kind: FilesystemKind { .btrfs }
+
+    func resolvedPath(_ path: String) -> String? { path }
 
     func mountedFilesystems() throws -> [Filesystem] { [try filesystem(containing: mountpoint)] }
 

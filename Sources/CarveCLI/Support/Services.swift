@@ -11,7 +11,10 @@ public protocol OutputSink: Sendable {
 /// system; CLI tests hand in fakes through `Services.$current.withValue`.
 public struct Services: Sendable {
     public var devices: any DeviceSource
-    public var snapshots: any SnapshotBackend
+    /// Every snapshot backend, one per filesystem kind; a call about a filesystem goes to its own.
+    public var backends: SnapshotBackends
+    /// The backends as one: what planners and commands list and delete through.
+    public var snapshots: any SnapshotBackend { backends }
     public var clock: any WallClock
     public var output: any OutputSink
     /// True when running as root (effective uid 0).
@@ -34,7 +37,7 @@ public struct Services: Sendable {
         filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable()
     ) {
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
-        self.devices = devices; self.snapshots = snapshots; self.clock = clock; self.output = output
+        self.devices = devices; backends = SnapshotBackends(snapshots); self.clock = clock; self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }
 

@@ -31,7 +31,7 @@ struct StandardOutput: OutputSink {
 extension Services {
     /// The real machine: udev/blkid/sysfs devices, btrfs snapshots, the system clock.
     public static func system() -> Services {
-        Services(
+        var services = Services(
             devices: LinuxDeviceSource(),
             snapshots: BtrfsSnapshotBackend(),
             output: StandardOutput(),
@@ -39,5 +39,7 @@ extension Services {
             stdinIsTerminal: isatty(0) == 1,
             stderrIsTerminal: isatty(2) == 1
         )
+        services.backends.register(listingOnly: LVMThinBackend())
+        return services
     }
 }

@@ -4,11 +4,11 @@ public struct CheckEnvironment: Sendable {
     public var tables: any PartitionTableReader
     public var sizer: any FilesystemSizer
     public var mounts: any MountTable
-    public var snapshots: any SnapshotBackend
+    public var snapshots: any SnapshotListing
 
     public init(
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
-        mounts: any MountTable, snapshots: any SnapshotBackend
+        mounts: any MountTable, snapshots: any SnapshotListing
     ) {
         self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts; self.snapshots = snapshots
     }

@@ -6,6 +6,7 @@ public enum ResizeToolOutput {
         public let reason: String
         public var message: String { "cannot read the output of \(tool): \(reason)" }
         public var exitStatus: ExitStatus { .failure }
+        public init(tool: String, reason: String) { self.tool = tool; self.reason = reason }
     }
 
     /// `resize2fs -P DEV`: "Estimated minimum size of the filesystem: 12345" (in blocks).

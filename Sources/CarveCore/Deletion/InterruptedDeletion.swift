@@ -41,6 +41,8 @@ public struct MarkedDeletionDirectory: Sendable, Hashable {
     /// What of the snapshot is still there: snapper's `snapshot`, timeshift's `@…`
     /// entries (sorted). Empty: the interrupted run deleted it all.
     public var remaining: [String]
+    /// The kind of filesystem it is on: the backend that finishes it.
+    public var kind: FilesystemKind = .btrfs
 
     public init(path: String, config: String?, number: Int, snapshotPresent: Bool) {
         self.path = path; manager = .snapper; self.config = config; self.number = number

@@ -46,7 +46,7 @@ public struct InterruptedDeletionSweep: Sendable {
 
     public func run(_ scopes: [InterruptedDeletionScope]) -> InterruptedDeletionReport {
         var report = InterruptedDeletionReport(dryRun: dryRun)
-        guard let marking = backend as? any InterruptedDeletionMarking else { return report }
+        let marking = backend
         for scope in scopes {
             let scan: MarkedDirectoryScan
             do {

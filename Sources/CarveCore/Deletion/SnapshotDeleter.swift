@@ -72,12 +72,8 @@ public struct SnapshotDeleter: Sendable {
     public let backend: any SnapshotBackend
     public let rules: DeletionRules
 
-    /// The backend's marking of interrupted deletions, when it has one.
-    let marking: (any InterruptedDeletionMarking)?
-
     public init(backend: any SnapshotBackend, rules: DeletionRules) {
         self.backend = backend; self.rules = rules
-        marking = backend as? any InterruptedDeletionMarking
     }
 
     /// Deletes one snapshot if its current state allows it, then its manager metadata.
@@ -102,7 +98,7 @@ public struct SnapshotDeleter: Sendable {
         } catch let error as SystemCallError where error.errno == 2 {
             return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
         } catch {
-            if marked { try? marking?.unmarkDeletion(of: current, on: filesystem) }
+            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
         return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
@@ -113,10 +109,10 @@ public struct SnapshotDeleter: Sendable {
     /// deletion takes the marker back (see `markDeletion`). A marker that cannot be
     /// written (a full disk) does not stop the deletion: freeing space comes first.
     private func mark(_ subvolume: Volume, on filesystem: Filesystem) -> Bool {
-        guard let marking, [.snapper, .timeshift].contains(subvolume.metadata.manager),
+        guard [.snapper, .timeshift].contains(subvolume.metadata.manager),
               subvolume.metadata.metadataPath != nil
         else { return false }
-        return (try? marking.markDeletion(of: subvolume, on: filesystem)) ?? false
+        return (try? backend.markDeletion(of: subvolume, on: filesystem)) ?? false
     }
 
     /// The manager's metadata goes only after the snapshot itself is gone, so a

@@ -176,7 +176,7 @@ private func isNormalAbsolute(_ path: String) -> Bool {
         || (previous == dot && beforePrevious == dot && third == slash))
 }
 
-extension SnapshotBackend {
+extension SnapshotListing {
     /// The btrfs filesystem holding a path the user named. A path on another
     /// filesystem is bad input (exit 64), in every command alike.
     public func filesystem(named path: String) throws -> Filesystem {
@@ -187,10 +187,4 @@ extension SnapshotBackend {
         }
     }
 
-    /// Through Foundation, for fakes: it cannot name bytes that are not UTF-8, which
-    /// the real backend's realpath(3) does.
-    public func resolvedPath(_ path: String) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
 }

@@ -11,16 +11,18 @@ public struct FilesystemMount: Sendable, Hashable, Codable {
     }
 }
 
-/// One btrfs filesystem, however many times it is mounted.
+/// One filesystem that holds snapshots (a btrfs, an LVM thin pool), however many times it is mounted.
 public struct Filesystem: Sendable, Hashable, Codable {
+    /// Which backend lists and deletes its snapshots.
+    public var kind: FilesystemKind = .btrfs
     public var uuid: String
     public var label: String?
     /// Device nodes the filesystem lives on.
     public var devices: [String]
     /// Every mount of it, in mount-table order; never empty for a mounted filesystem.
     public var mounts: [FilesystemMount]
-    public init(uuid: String, label: String? = nil, devices: [String], mounts: [FilesystemMount]) {
-        self.uuid = uuid; self.label = label; self.devices = devices; self.mounts = mounts
+    public init(kind: FilesystemKind = .btrfs, uuid: String, label: String? = nil, devices: [String], mounts: [FilesystemMount]) {
+        self.kind = kind; self.uuid = uuid; self.label = label; self.devices = devices; self.mounts = mounts
     }
     /// The mountpoint carve names the filesystem by: its first mount.
     public var mountpoint: String { mounts.first?.mountpoint ?? "" }

@@ -41,6 +41,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         return filesystem
     }
 
+    public var kind: FilesystemKind { .btrfs }
+
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
     /// btrfs folds the subvolume id into statfs's f_fsid (the fsid's words xored

@@ -92,7 +92,7 @@ public enum BtrbkName {
     }
 }
 
-func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone) -> Date? {
+public func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone) -> Date? {
     guard (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
           hour < 24, minute < 60, second < 60
     else { return nil }

@@ -9,7 +9,7 @@ import Glibc
 /// `InterruptedDeletionMarking`). Every path is opened without following a symlink
 /// at its last component, and each directory looked in must be on the filesystem
 /// being worked on.
-extension BtrfsSnapshotBackend: InterruptedDeletionMarking {
+extension BtrfsSnapshotBackend {
     /// Where timeshift keeps its snapshots, from the top level (it mounts the top level).
     static let timeshiftSnapshots = "timeshift-btrfs/snapshots"
 

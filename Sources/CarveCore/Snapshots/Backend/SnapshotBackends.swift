@@ -1,0 +1,127 @@
+/// The backends carve knows, one per filesystem kind, each registered with the
+/// abilities it has. It is itself a `SnapshotBackend`: every call goes to the backend
+/// of the filesystem it names (the factory is `backend(for:)`), so planners and
+/// commands work on btrfs and LVM alike; asking a listing-only backend to delete is a
+/// `RuntimeError` that says so. A new filesystem is its backend plus one `register` line.
+public struct SnapshotBackends: SnapshotBackend {
+    private var listers: [(kind: FilesystemKind, backend: any SnapshotListing)] = []
+    private var full: [FilesystemKind: any SnapshotBackend] = [:]
+
+    public init() {}
+
+    /// A backend with every ability.
+    public mutating func register(_ backend: some SnapshotBackend) {
+        listers.append((backend.kind, backend))
+        full[backend.kind] = backend
+    }
+
+    /// A backend that only lists.
+    public mutating func register(listingOnly backend: some SnapshotListing) {
+        listers.append((backend.kind, backend))
+    }
+
+    /// The registry of one backend with every ability (tests, a fake).
+    public init(_ backend: some SnapshotBackend) { register(backend) }
+
+    /// The lister of a filesystem kind.
+    public func backend(for kind: FilesystemKind) throws -> any SnapshotListing {
+        guard let backend = listers.first(where: { $0.kind == kind })?.backend else {
+            throw RuntimeError("carve has no backend for \(kind.rawValue) filesystems")
+        }
+        return backend
+    }
+
+    /// The backend that deletes on `filesystem`; a listing-only one cannot.
+    func deleter(for filesystem: Filesystem) throws -> any SnapshotBackend {
+        guard let backend = full[filesystem.kind] else {
+            throw RuntimeError("snapshots on \(filesystem.mountpoint) (\(filesystem.kind.rawValue)) cannot be deleted by carve: its backend only lists them")
+        }
+        return backend
+    }
+
+    // MARK: listing, by the backend of each filesystem
+
+    public var kind: FilesystemKind { listers.first?.kind ?? .btrfs }
+
+    public func mountedFilesystems() throws -> [Filesystem] {
+        try listers.flatMap { try $0.backend.mountedFilesystems() }
+    }
+
+    /// The first backend whose kind the path is on; when none, the first backend's error
+    /// (btrfs's: which filesystem the path is on instead).
+    public func filesystem(containing path: String) throws -> Filesystem {
+        var first: (any Error)?
+        for lister in listers {
+            do { return try lister.backend.filesystem(containing: path) } catch { first = first ?? error }
+        }
+        throw first ?? RuntimeError("\(path): carve has no snapshot backend")
+    }
+
+    public func resolvedPath(_ path: String) -> String? { listers.first?.backend.resolvedPath(path) }
+
+    public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
+        for lister in listers {
+            let own = filesystems.filter { $0.kind == lister.kind }
+            if !own.isEmpty, let location = lister.backend.locate(path, among: own) { return location }
+        }
+        return nil
+    }
+
+    public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
+        try backend(for: filesystem.kind).subvolumes(of: filesystem, sizes: sizes)
+    }
+
+    // MARK: deleting and waiting, only where the backend can
+
+    public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
+        try deleter(for: filesystem).currentState(of: subvolume, on: filesystem)
+    }
+
+    public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
+        try deleter(for: filesystem).deleteSubvolume(subvolume, on: filesystem, recursive: recursive)
+    }
+
+    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? {
+        try deleter(for: filesystem).removeManagerMetadata(of: subvolume, on: filesystem)
+    }
+
+    public func waitForCleanup(of ids: [UInt64], on filesystem: Filesystem) throws {
+        try deleter(for: filesystem).waitForCleanup(of: ids, on: filesystem)
+    }
+
+    public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
+        try deleter(for: filesystem).spaceUsage(of: filesystem)
+    }
+
+    // MARK: interrupted deletions: only a backend that deletes leaves markers
+
+    public func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool {
+        try deleter(for: filesystem).markDeletion(of: subvolume, on: filesystem)
+    }
+
+    public func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws {
+        try deleter(for: filesystem).unmarkDeletion(of: subvolume, on: filesystem)
+    }
+
+    public func markedDirectories(in scope: InterruptedDeletionScope) throws -> MarkedDirectoryScan {
+        guard let backend = full[scope.filesystem.kind] else { return MarkedDirectoryScan() }
+        var scan = try backend.markedDirectories(in: scope)
+        for index in scan.directories.indices { scan.directories[index].kind = scope.filesystem.kind }
+        return scan
+    }
+
+    public func finishInterruptedDeletion(_ directory: MarkedDeletionDirectory) throws -> Bool {
+        try marker(directory).finishInterruptedDeletion(directory)
+    }
+
+    public func dropDeletionMarker(_ directory: MarkedDeletionDirectory) throws {
+        try marker(directory).dropDeletionMarker(directory)
+    }
+
+    private func marker(_ directory: MarkedDeletionDirectory) throws -> any SnapshotBackend {
+        guard let backend = full[directory.kind] else {
+            throw RuntimeError("\(directory.path): no \(directory.kind.rawValue) backend deletes here")
+        }
+        return backend
+    }
+}

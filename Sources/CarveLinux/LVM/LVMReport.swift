@@ -1,0 +1,91 @@
+import CarveCore
+import Foundation
+
+/// One logical volume as `lvs --reportformat json` reports it, with the fields a
+/// snapshot listing needs (`LVMReport.fields`).
+struct LogicalVolume: Sendable, Hashable {
+    var name: String
+    var group: String
+    /// lv_attr's ten characters: [0] volume type (V thin volume, t thin pool), [1] w/r permissions.
+    var attributes: String
+    /// The LV it is a snapshot of; empty for none.
+    var origin: String
+    /// The thin pool it lives in; empty for none.
+    var pool: String
+    var created: Date
+    var size: UInt64
+    /// Percent of the volume's size the pool has allocated to it.
+    var dataPercent: Double?
+    var uuid: String
+
+    var isThinVolume: Bool { attributes.first == "V" }
+    var isReadOnly: Bool { attributes.dropFirst().first == "r" }
+}
+
+/// Reads the JSON lvm2's `lvs` writes: {"report": [{"lv": [{"lv_name": "…", …}]}]},
+/// every value a string (numbers too, with `--units b --nosuffix`).
+enum LVMReport {
+    /// The `-o` fields carve asks for, in the names lvm2 reports them by.
+    static let fields = ["lv_name", "vg_name", "lv_attr", "origin", "pool_lv", "lv_time", "lv_size", "data_percent", "lv_uuid"]
+
+    /// The arguments of the `lvs` run, with lv_time in a fixed format whatever lvm.conf says.
+    static let arguments = ["lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
+                            "--config", "report/time_format=\"%Y-%m-%d %H:%M:%S %z\"", "-o", fields.joined(separator: ",")]
+
+    private struct Document: Decodable {
+        struct Section: Decodable { var lv: [[String: String]]? }
+        var report: [Section]
+    }
+
+    static func parse(_ text: String) throws(ResizeToolOutput.ParseError) -> [LogicalVolume] {
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
+        } catch {
+            throw ResizeToolOutput.ParseError(tool: "lvs --reportformat json", reason: "not the report lvm2 writes (\(summary(error)))")
+        }
+        return try document.report.flatMap { $0.lv ?? [] }.map(volume)
+    }
+
+    private static func volume(_ fields: [String: String]) throws(ResizeToolOutput.ParseError) -> LogicalVolume {
+        func field(_ name: String) throws(ResizeToolOutput.ParseError) -> String {
+            guard let value = fields[name] else { throw ResizeToolOutput.ParseError(tool: "lvs", reason: "a volume without \(name)") }
+            return value
+        }
+        let name = try field("lv_name"), attributes = try field("lv_attr")
+        guard attributes.count == 10 || attributes.count == 9 else {
+            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_attr '\(attributes)' is not lvm2's attribute string")
+        }
+        guard let size = UInt64(try field("lv_size")) else {
+            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_size '\(fields["lv_size"] ?? "")' is not a byte count")
+        }
+        let percent = try field("data_percent")
+        guard percent.isEmpty || Double(percent).map({ (0...100).contains($0) }) == true else {
+            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): data_percent '\(percent)' is not a percentage")
+        }
+        return LogicalVolume(
+            name: name, group: try field("vg_name"), attributes: attributes, origin: try field("origin"),
+            pool: try field("pool_lv"), created: try time(try field("lv_time"), of: name), size: size,
+            dataPercent: Double(percent), uuid: try field("lv_uuid"))
+    }
+
+    /// "2026-11-01 12:00:00 +0100", as the time format carve passes asks.
+    static func time(_ text: String, of name: String) throws(ResizeToolOutput.ParseError) -> Date {
+        let parts = text.split(separator: " ")
+        let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
+        let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
+        let zone = parts.count > 2 ? parts[2] : ""
+        guard parts.count == 3, date.count == 3, clock.count == 3, zone.count == 5, zone.first == "+" || zone.first == "-",
+              let offset = Int(zone.dropFirst()), let fixed = TimeZone(secondsFromGMT: (zone.first == "-" ? -1 : 1) * (offset / 100 * 3600 + offset % 100 * 60)),
+              let created = localDate(year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2], in: fixed)
+        else { throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_time '\(text)' is not a time") }
+        return created
+    }
+
+    private static func summary(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
+        if case DecodingError.typeMismatch(_, let context) = error { return context.debugDescription }
+        if case DecodingError.keyNotFound(let key, _) = error { return "no \(key.stringValue)" }
+        return "malformed"
+    }
+}
