@@ -1,0 +1,131 @@
+/// A delete or thin run, in the order the safety rules need: plan; then, unless it is a
+/// dry run or nothing is to go, confirm (through the caller), take the lock, finish what
+/// killed runs left, delete one snapshot after another, and with `wait` wait for the
+/// space. The lock is taken once the plan is confirmed, so a prompt left open never
+/// blocks a backup job; each snapshot is checked again right before its deletion anyway.
+/// The command supplies the hooks (prompt, progress, audit) and renders the result.
+public struct DeletionSession {
+    /// What the session tells and asks the command.
+    public struct Hooks {
+        /// A line for stderr: what the sweep finished, that it waits for the cleaner.
+        public var note: (String) -> Void
+        /// Asks before anything is deleted (or refuses); throws to stop the run.
+        public var confirm: (DeletionPlan) throws -> Void
+        /// Starts turning signals into the flag; the run stops after the snapshot in hand.
+        public var catchInterrupts: (CancellationFlag) -> Void
+        /// Hears each snapshot's outcome, with its position and the total.
+        public var outcome: (DeletionOutcome, _ index: Int, _ total: Int) -> Void
+        /// The deletions are over (a progress bar ends here).
+        public var deleted: () -> Void
+        /// With `wait`: the run now waits for the space of this many deleted snapshots.
+        public var waiting: (Int) -> Void
+
+        public init(
+            note: @escaping (String) -> Void, confirm: @escaping (DeletionPlan) throws -> Void,
+            catchInterrupts: @escaping (CancellationFlag) -> Void = { _ in },
+            outcome: @escaping (DeletionOutcome, Int, Int) -> Void = { _, _, _ in }, deleted: @escaping () -> Void = {},
+            waiting: @escaping (Int) -> Void = { _ in }
+        ) {
+            self.note = note; self.confirm = confirm; self.catchInterrupts = catchInterrupts
+            self.outcome = outcome; self.deleted = deleted; self.waiting = waiting
+        }
+    }
+
+    /// What the run did.
+    public struct Result {
+        public var plan: DeletionPlan
+        /// nil for a dry run, or when nothing was to be deleted.
+        public var report: DeletionReport?
+        /// With `wait`: bytes the filesystems' used space shrank by.
+        public var measuredReclaim: Int64?
+    }
+
+    public var backend: any SnapshotBackend
+    public var lock: any DeletionLock
+    public var lockTimeout: Double
+    public var rules: DeletionRules
+    public var dryRun: Bool
+    public var wait: Bool
+
+    public init(backend: any SnapshotBackend, lock: any DeletionLock, lockTimeout: Double, rules: DeletionRules, dryRun: Bool, wait: Bool) {
+        self.backend = backend; self.lock = lock; self.lockTimeout = lockTimeout; self.rules = rules
+        self.dryRun = dryRun; self.wait = wait
+    }
+
+    public func run(_ plan: DeletionPlan, hooks: Hooks) throws -> Result {
+        var result = Result(plan: plan)
+        if dryRun || plan.toDelete.isEmpty {
+            finishInterruptedWithoutDeleting(plan, hooks)
+            return result
+        }
+        try hooks.confirm(plan)
+        let holder = try lock.acquire(timeout: lockTimeout)
+        defer { holder.release() }
+        finishInterrupted(plan, hooks)
+        let before = wait ? try usage(of: plan.toDelete) : nil
+        let report = delete(plan, hooks)
+        result.report = report
+        if let before, !report.interrupted {
+            try waitForCleanup(report, hooks)
+            result.measuredReclaim = Int64(clamping: before) - Int64(clamping: try usage(of: plan.toDelete))
+        }
+        return result
+    }
+
+    /// Finishes what killed runs left on the plan's filesystems, first thing under the
+    /// lock: the lock means no marker seen belongs to a live run, and the leftovers are
+    /// finished even when this run is then interrupted or fails.
+    private func finishInterrupted(_ plan: DeletionPlan, _ hooks: Hooks) {
+        let report = InterruptedDeletionSweep(backend: backend, dryRun: false).run(plan.interruptedScopes)
+        for line in report.lines { hooks.note(line) }
+    }
+
+    /// A dry run says what it would finish. A run with nothing to delete still finishes
+    /// the leftovers it finds, taking the lock only then; when another carve holds it,
+    /// they are left for a later run.
+    private func finishInterruptedWithoutDeleting(_ plan: DeletionPlan, _ hooks: Hooks) {
+        let found = InterruptedDeletionSweep(backend: backend, dryRun: true).run(plan.interruptedScopes)
+        guard !dryRun, found.hasWork else {
+            for line in found.lines { hooks.note(line) }
+            return
+        }
+        let holder: any LockHolder
+        do {
+            holder = try lock.acquire(timeout: lockTimeout)
+        } catch {
+            let why = error is LockedError ? "another carve holds the lock" : "warning: \(InterruptedDeletionSweep.reason(error))"
+            hooks.note("\(why): what interrupted runs left is finished by a later run")
+            return
+        }
+        defer { holder.release() }
+        finishInterrupted(plan, hooks)
+    }
+
+    private func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
+        let flag = CancellationFlag()
+        hooks.catchInterrupts(flag)
+        let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: backend, rules: rules), cancellation: flag)
+        let report = executor.run(plan.toDelete, progress: hooks.outcome)
+        hooks.deleted()
+        return report
+    }
+
+    /// Used bytes summed over the filesystems the snapshots are on.
+    private func usage(of snapshots: [PlannedSnapshot]) throws -> UInt64 {
+        try filesystems(snapshots).reduce(0) { $0 + (try backend.spaceUsage(of: $1).used) }
+    }
+
+    private func waitForCleanup(_ report: DeletionReport, _ hooks: Hooks) throws {
+        let done = report.done.map(\.snapshot)
+        hooks.waiting(done.count)
+        for filesystem in filesystems(done) {
+            let ids = done.filter { $0.filesystem.uuid == filesystem.uuid }.map(\.subvolume.id)
+            try backend.waitForCleanup(of: ids, on: filesystem)
+        }
+    }
+
+    private func filesystems(_ snapshots: [PlannedSnapshot]) -> [Filesystem] {
+        var seen = Set<String>()
+        return snapshots.map(\.filesystem).filter { seen.insert($0.uuid).inserted }
+    }
+}
