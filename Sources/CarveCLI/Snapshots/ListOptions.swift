@@ -1,0 +1,41 @@
+import ArgumentParser
+import CarveCore
+
+extension SizeMode: ExpressibleByArgument {}
+
+/// The options of `carve snapshots list` that shape its output and sizes.
+struct ListOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "How to find sizes: auto (default: quota when quotas are on and consistent, else exact), none (fastest), quota, or exact (reads every subvolume's extents; root).",
+        valueName: "mode"))
+    var sizes: SizeMode?
+
+    @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
+    var allSubvolumes = false
+
+    @Flag(help: "Print JSON: {\"snapshots\": [...]}.")
+    var json = false
+
+    @Option(name: [.short, .long], help: ArgumentHelp(
+        "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).", valueName: "columns"))
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Print sizes in bytes.")
+    var bytes = false
+
+    @Option(help: ArgumentHelp(
+        "Sort by this column (default CREATED, oldest first; EXCL and RFER sort largest first).", valueName: "column"))
+    var sort: String?
+
+    /// quota and exact read trees only root may read: said before anything is listed.
+    func sizeMode(isRoot: Bool) throws -> SizeMode {
+        switch sizes {
+        case .exact? where !isRoot:
+            throw NeedsRootError("reading exact sizes (--sizes exact)")
+        case .quota? where !isRoot:
+            throw NeedsRootError("reading quota sizes (--sizes quota)")
+        case let mode?: return mode
+        case nil: return .auto
+        }
+    }
+}
