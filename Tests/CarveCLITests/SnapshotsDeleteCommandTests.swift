@@ -117,6 +117,40 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         #expect(!harness.backend.calls.contains { if case .delete = $0 { true } else { false } })
     }
 
+    @Test func aDryRunWithRetentionSaysWhyEachSurvivorSurvives() throws {
+        let harness = DeleteHarness()
+        let result = harness.run(["delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Would delete 4 snapshots"))
+        #expect(result.stdout.contains("""
+            Kept by the retention rules:
+              304 /mnt/snaps/home.4: last 2
+              305 /mnt/snaps/home.5: last 1, monthly 2026-10
+
+            """))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(harness.run(
+            ["delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run", "--json"]).stdout.utf8)) as? [String: Any])
+        let kept = json["kept"] as? [[String: Any]] ?? []
+        #expect(kept.compactMap { $0["id"] as? Int } == [304, 305])
+        #expect(kept.last?["kept_by"] as? [String] == ["last 1", "monthly 2026-10"])
+        #expect(harness.remaining.count == 9)
+    }
+
+    @Test func listExplainShowsEveryConsideredSnapshotWithItsDecision() throws {
+        let harness = DeleteHarness()
+        let result = harness.run(["list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let rows = json["snapshots"] as? [[String: Any]] ?? []
+        #expect(rows.compactMap { $0["id"] as? Int } == [300, 301, 302, 303, 304, 305])
+        #expect(rows.compactMap { $0["decision"] as? String } == ["delete", "delete", "keep", "keep", "keep", "keep"])
+        #expect(rows.compactMap { $0["kept_by"] as? [String] } == [[], [], [], [], ["last 2"], ["last 1"]])
+        #expect(rows.allSatisfy { $0["date_source"] as? String == "otime" && $0["otime"] as? String == $0["created"] as? String })
+        let table = harness.run(["list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--output", "ID,DECISION,KEPT-BY"])
+        #expect(table.stdout.contains("302 keep     (not selected by the time filters)"), "\(table.stdout)")
+        #expect(table.stdout.contains("305 keep     last 1"), "\(table.stdout)")
+    }
+
     @Test func failuresAreReportedAndTheRestDeleted() throws {
         let harness = DeleteHarness()
         harness.backend.fail(.delete(301), with: FakeSnapshotBackend.errno(16))

@@ -131,3 +131,42 @@ import Testing
         #expect(fs.topLevelPath(ofMountedPath: "/.snapshots") == "@/.snapshots")
     }
 }
+
+@Suite struct SnapshotDateTests {
+    typealias F = SnapshotFixtures
+    let utc = TimeZone(identifier: "UTC")!
+
+    func classify(_ volumes: [Volume]) -> ([Volume], [String]) {
+        SnapshotClassifier(timeZone: utc, readFile: { _, _ in nil }).classify(volumes)
+    }
+
+    func btrbk(_ id: UInt64, _ name: String, otime: Date, received: Bool = false) -> Volume {
+        Volume(id: id, path: "snaps/" + name, uuid: F.uuid(id), receivedUUID: received ? F.uuid(id + 100) : nil,
+               created: otime, isSnapshot: false)
+    }
+
+    @Test func theManagersDateIsTheDateAndOtimeStaysBesideIt() {
+        let otime = CivilTime(year: 2026, month: 11, day: 20).date(in: utc)
+        let (out, warnings) = classify([btrbk(300, "data.20261101T1200", otime: otime, received: true)])
+        #expect(out[0].created == CivilTime(year: 2026, month: 11, day: 1, hour: 12).date(in: utc))
+        #expect(out[0].otime == otime && out[0].dateSource == "btrbk")
+        // Received: its otime is the day it was copied, no warning.
+        #expect(warnings.isEmpty)
+        // Classified twice, the date stays the manager's and otime the kernel's.
+        let (again, _) = classify(out)
+        #expect(again[0].created == out[0].created && again[0].otime == otime)
+    }
+
+    @Test func aManagersDateMoreThanADayFromOtimeIsAWarning() {
+        let otime = CivilTime(year: 2026, month: 11, day: 20).date(in: utc)
+        let (out, warnings) = classify([btrbk(300, "data.20261101T1200", otime: otime)])
+        #expect(out[0].dateSource == "btrbk")
+        #expect(warnings == ["snaps/data.20261101T1200: btrbk dates it 2026-11-01T12:00:00Z, the subvolume was created 2026-11-20T00:00:00Z; carve uses btrbk's date"])
+    }
+
+    @Test func anImpossibleBtrbkDateIsPlainWithAWarningNeverAGuess() {
+        let (out, warnings) = classify([btrbk(300, "data.20261345T9999", otime: F.epoch), btrbk(301, "notes.12345678x", otime: F.epoch)])
+        #expect(out[0].metadata.manager == .plain && out[0].created == F.epoch && out[0].dateSource == "otime")
+        #expect(warnings == ["snaps/data.20261345T9999: the date in this btrbk-style name is impossible; the snapshot is listed as plain"])
+    }
+}

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func olderThanBeforeAndAfterCompareCreationTimes() {
-        #expect(ids(SnapshotSelection(olderThan: TimeSpan(seconds: 30 * 86_400))) == [300, 310, 311, 312])
+        #expect(ids(SnapshotSelection(olderThan: TimeSpan(days: 30))) == [300, 310, 311, 312])
         let before = F.epoch.addingTimeInterval(-15 * 86_400), after = F.epoch.addingTimeInterval(-45 * 86_400)
         #expect(ids(SnapshotSelection(before: before, after: after)) == [300, 301, 311])
     }
@@ -43,7 +43,7 @@ import Testing
 
     @Test func keepLastProtectsTheNewestWhateverTheirAge() {
         // The 3 newest of @home are 20, 10 and 1 days old: older-than 15d must not take the 20-day one.
-        let selection = SnapshotSelection(olderThan: TimeSpan(seconds: 15 * 86_400), keepLast: 3)
+        let selection = SnapshotSelection(olderThan: TimeSpan(days: 15), keepLast: 3)
         #expect(ids(selection) == [300])
     }
 

@@ -7,57 +7,8 @@ import Testing
 @Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("btrbk") && Shell.has("faketime"),
                              "needs root, loop devices, btrbk and faketime"))
 struct BackupChainIntegrationTests {
-    /// A source disk with `data` and btrbk's `snaps/`, a target disk with `backup/`, and the btrbk.conf joining them.
-    final class Backups {
-        let source: DeletionDisk
-        let target: DeletionDisk
-        let config: String
-
-        init() throws {
-            source = try DeletionDisk(size: "512M")
-            do {
-                target = try DeletionDisk(size: "512M")
-            } catch {
-                source.cleanup()
-                throw error
-            }
-            config = source.disk.directory + "/btrbk.conf"
-            try FileManager.default.createDirectory(atPath: target.mountpoint + "/backup", withIntermediateDirectories: true)
-            try """
-            timestamp_format long
-            snapshot_preserve_min all
-            target_preserve_min all
-            volume \(source.mountpoint)
-              snapshot_dir snaps
-              subvolume data
-                target send-receive \(target.mountpoint)/backup
-
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        }
-
-        func cleanup() {
-            target.cleanup()
-            source.cleanup()
-        }
-
-        /// `btrbk run` on November `day` at noon, after a change in the source; btrbk's summary lines.
-        func backUp(day: Int) throws -> String {
-            let stamp = String(format: "2026-11-%02d 12:00:00", day)
-            try "\(day)\n".write(toFile: source.mountpoint + "/data/f\(day)", atomically: true, encoding: .utf8)
-            let run = try Shell.run(["faketime", stamp, "btrbk", "-c", config, "run"])
-            #expect(run.status == 0, "btrbk run: \(run.stderr)")
-            return run.stdout + run.stderr
-        }
-
-        func prune(_ disk: DeletionDisk, _ options: [String] = []) throws -> [String: Any] {
-            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"] + options)
-            #expect(result.status == 0, "\(result.stderr)")
-            return try DeletionDisk.json(result)
-        }
-    }
-
-    func withBackups(_ body: (Backups) throws -> Void) throws {
-        let backups = try Backups()
+    func withBackups(_ body: (BtrbkBackups) throws -> Void) throws {
+        let backups = try BtrbkBackups()
         defer { backups.cleanup() }
         try body(backups)
     }

@@ -1,3 +1,4 @@
+import CarveCore
 import CarveTestSupport
 import Foundation
 import Testing
@@ -43,13 +44,16 @@ struct SnapperDeleteIntegrationTests {
             #expect(try snapperNumbers(config) == [1, 3])
             #expect(try metadataDirectories(disk) == [1, 3])
 
-            sleep(3)
+            sleep(2)
+            // Snapper dates to the second: the boundary too, so 6 and 7 are never before it.
+            let boundary = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             for index in 6...7 { try create(config, "carve test \(index)") }
             // snapper numbers on from the highest directory left (see SnapperNumberingIntegrationTests).
             let fresh = try snapperNumbers(config).filter { ![1, 3].contains($0) }
             #expect(fresh.count == 2)
             let byAge = try disk.carve([
-                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--older-than", "2s",
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper",
+                "--before", DateText.iso8601(boundary, timeZone: TimeZone(identifier: "UTC")!),
                 "--yes", "--json",
             ])
             #expect(byAge.status == 0, "\(byAge.stderr)")

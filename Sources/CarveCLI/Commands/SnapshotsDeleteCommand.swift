@@ -16,6 +16,7 @@ struct SnapshotsDeleteCommand: ParsableCommand {
             Examples:
               carve snapshots delete root:3-17 --dry-run
               carve snapshots delete --filesystem / --older-than 30d --keep-last 5 --yes
+              carve snapshots delete --filesystem / --keep-daily 14 --keep-weekly 8 --keep-monthly 12 --dry-run
             """
     )
 

@@ -18,6 +18,7 @@ struct SnapshotsListCommand: ParsableCommand {
             Examples:
               $ carve snapshots list
               $ carve snapshots list / --manager snapper --older-than 30d --keep-last 5
+              $ carve snapshots list / --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --explain
               $ carve snapshots list /home --json
             """
     )

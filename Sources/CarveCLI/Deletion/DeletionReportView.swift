@@ -41,14 +41,21 @@ struct DeletionReportView {
         if !plan.toDelete.isEmpty && showTable {
             var table = TextTable(headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
                                   rightAligned: [true, false, false, true, false, true])
-            let formatter = Self.dateFormatter()
+            let zone = Services.current.clock.timeZone
             table.rows = plan.toDelete.map { snapshot in
                 let subvolume = snapshot.subvolume
-                return ["\(subvolume.id)", formatter.string(from: subvolume.created), subvolume.metadata.manager.rawValue,
+                return ["\(subvolume.id)", DateText.short(subvolume.created, timeZone: zone), subvolume.metadata.manager.rawValue,
                         Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
                         subvolume.exclusive.map(ByteSize.format) ?? "-"]
             }
             out += table.rendered()
+        }
+        if dryRun && !plan.kept.isEmpty {
+            out += "Kept by the retention rules:\n"
+            for entry in plan.kept {
+                let reasons = entry.keptBy.map(\.description).joined(separator: ", ")
+                out += "  \(entry.snapshot.subvolume.id) \(escapedForTable(entry.snapshot.displayPath)): \(reasons)\n"
+            }
         }
         if !plan.protected.isEmpty {
             out += "Protected, not deleted:\n"
@@ -92,15 +99,6 @@ struct DeletionReportView {
         return metadata.name ?? "-"
     }
 
-    /// Local time as the list table shows it; one formatter per table, they are costly.
-    static func dateFormatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = Services.current.clock.timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter
-    }
-
     // MARK: JSON
 
     /// The object `snapshots list --json` prints for the same snapshot.
@@ -121,6 +119,10 @@ struct DeletionReportView {
             .object([("path", .string(outcome.snapshot.displayPath)), ("id", .uint(outcome.snapshot.subvolume.id)),
                      ("error", .string(outcome.errorText ?? ""))])
         }
+        let kept: [JSONValue] = plan.kept.map { entry in
+            .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
+                     ("kept_by", .array(entry.keptBy.map { .string($0.description) }))])
+        }
         let protected: [JSONValue] = plan.protected.map { entry in
             .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
                      ("reason", .string(entry.reason))])
@@ -130,6 +132,7 @@ struct DeletionReportView {
             ("deleted", .array(deleted.map(Self.snapshotJSON))),
             ("failed", .array(failed)),
             ("protected", .array(protected)),
+            ("kept", .array(kept)),
             ("estimated_reclaim", .uint(estimatedReclaim)),
             ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
             ("interrupted", .bool(report?.interrupted ?? false)),

@@ -13,6 +13,9 @@ struct ListOptions: ParsableArguments {
     @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
     var allSubvolumes = false
 
+    @Flag(help: "Show every snapshot the other criteria match, with DECISION (delete or keep) and KEPT-BY (the retention rules that keep it).")
+    var explain = false
+
     @Flag(help: "Print JSON: {\"snapshots\": [...]}.")
     var json = false
 

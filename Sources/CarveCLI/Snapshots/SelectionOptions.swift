@@ -6,7 +6,7 @@ import Foundation
 /// Values are parsed by the core parsers so errors read the same everywhere.
 struct SelectionOptions: ParsableArguments {
     @Option(name: .customLong("older-than"), parsing: .unconditional, help: ArgumentHelp(
-        "Only snapshots created longer ago than this: 90m, 36h, 30d, 8w.", valueName: "duration"))
+        "Only snapshots taken longer ago than this: 90min, 36h, 30d, 8w, 6m (months), 1y6m.", valueName: "duration"))
     var olderThan: String?
 
     @Option(help: ArgumentHelp(
@@ -30,9 +30,8 @@ struct SelectionOptions: ParsableArguments {
         valueName: "subvolume"))
     var source: [String] = []
 
-    @Option(name: .customLong("keep-last"), parsing: .unconditional, help: ArgumentHelp(
-        "Leave out the newest N snapshots of each source subvolume.", valueName: "N"))
-    var keepLast: Int?
+    @OptionGroup(title: "Retention (per source subvolume or snapper config; kept snapshots are left out)")
+    var retention: RetentionOptions
 
     @Flag(help: "Select every snapshot (needed by delete when no other selection option is given).")
     var all = false
@@ -53,10 +52,8 @@ struct SelectionOptions: ParsableArguments {
             selection.managers.insert(parsed)
         }
         selection.sources = source
-        if let keepLast {
-            guard keepLast >= 0 else { throw UsageError("invalid count '\(keepLast)' for --keep-last: must be 0 or more") }
-            selection.keepLast = keepLast
-        }
+        selection.retention = try retention.policy()
+        selection.timeZone = timeZone
         if let before = selection.before, let after = selection.after, after >= before {
             throw UsageError("--after \(self.after ?? "") is not earlier than --before \(self.before ?? ""): nothing could match")
         }

@@ -18,16 +18,20 @@ final class SnapshotRow: Sendable {
     private let position: Int
     let sourceMountedPath: String?
     let timeZone: TimeZone
+    /// With `--explain`: whether the selection takes it, and the retention rules that keep it.
+    let explanation: SnapshotExplanation?
 
     /// Read in place (a borrow, not a copy) by every column.
     var snapshot: Volume { _read { yield listing.subvolumes[position] } }
     var filesystem: Filesystem { _read { yield listing.filesystem } }
 
-    private init(_ listing: Listing, at position: Int, sourceMountedPath: String?, timeZone: TimeZone) {
+    private init(_ listing: Listing, at position: Int, sourceMountedPath: String?, timeZone: TimeZone,
+                 explanation: SnapshotExplanation? = nil) {
         self.listing = listing
         self.position = position
         self.sourceMountedPath = sourceMountedPath
         self.timeZone = timeZone
+        self.explanation = explanation
     }
 
     /// One snapshot of `listing` (looks its source up: use `rows` for many).
@@ -37,12 +41,14 @@ final class SnapshotRow: Sendable {
     }
 
     /// The subvolumes at `positions` of `listing` as rows, none of them copied.
-    static func rows(at positions: [Int], of listing: VolumeListing, timeZone: TimeZone) -> [SnapshotRow] {
+    static func rows(at positions: [Int], of listing: VolumeListing, timeZone: TimeZone,
+                     explanations: [UInt64: SnapshotExplanation]? = nil) -> [SnapshotRow] {
         let mountedPaths = mountedPathsByID(listing)
         let shared = Listing(listing.subvolumes, listing.filesystem)
         return positions.map { position in
             let source = shared.subvolumes[position].sourceID.flatMap { mountedPaths[$0] }
-            return SnapshotRow(shared, at: position, sourceMountedPath: source, timeZone: timeZone)
+            return SnapshotRow(shared, at: position, sourceMountedPath: source, timeZone: timeZone,
+                               explanation: explanations?[shared.subvolumes[position].id])
         }
     }
 
@@ -107,8 +113,13 @@ enum SnapshotColumns {
                text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" }, json: { .uint($0.snapshot.sourceID) }),
         Column("RECEIVED-FROM", key: "received_from", help: "a received snapshot: the UUID of the snapshot it was sent from",
                text: { row, _ in row.snapshot.receivedUUID ?? "-" }, json: { .string($0.snapshot.receivedUUID) }),
-        Column("CREATED", help: "creation time (otime); ISO 8601 with offset in JSON",
+        Column("CREATED", help: "when it was taken: the manager's date, else otime; ISO 8601 with offset in JSON",
                text: { row, _ in row.createdShort }, json: { .string($0.createdISO) }),
+        Column("OTIME", help: "the subvolume's creation time (on a backup disk: when it was received)",
+               text: { row, _ in DateText.short(row.snapshot.otime, timeZone: row.timeZone) },
+               json: { .string(DateText.iso8601($0.snapshot.otime, timeZone: $0.timeZone)) }),
+        Column("DATE-SOURCE", key: "date_source", help: "where CREATED comes from: snapper, btrbk, timeshift or otime",
+               text: { row, _ in row.snapshot.dateSource }, json: { .string($0.snapshot.dateSource) }),
         Column("GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
                text: { row, _ in String(row.snapshot.generation) }, json: { .uint($0.snapshot.generation) }),
         Column("RO", key: "readonly", help: "read-only snapshot",
@@ -149,8 +160,24 @@ enum SnapshotColumns {
                json: { .string($0.snapshot.metadata.description) }),
     ]
 
+    /// Added by `--explain`: what the selection does with each snapshot, and why.
+    static let explained: [Column<SnapshotRow>] = [
+        Column("DECISION", help: "--explain: delete (selected) or keep",
+               text: { row, _ in row.explanation?.decision ?? "" }, json: { .string($0.explanation?.decision) }),
+        Column("KEPT-BY", key: "kept_by", help: "--explain: the retention rules that keep it (daily 2026-11-17, last 3)",
+               text: { row, _ in row.explanation?.keptByText ?? "" },
+               json: { .array(($0.explanation?.keptBy ?? []).map { .string($0.description) }) }),
+    ]
+
     /// The JSON object of one snapshot: every column, in table order.
     static func snapshotJSON(_ row: SnapshotRow, columns: [Column<SnapshotRow>] = all) -> JSONValue {
         .object(columns.map { ($0.key, $0.json(row)) })
+    }
+}
+
+extension SnapshotExplanation {
+    var keptByText: String {
+        if !keptBy.isEmpty { return keptBy.map(\.description).joined(separator: ", ") }
+        return selected ? "-" : "(not selected by the time filters)"
     }
 }

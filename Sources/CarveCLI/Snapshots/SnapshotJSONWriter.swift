@@ -10,7 +10,7 @@ struct SnapshotJSONWriter {
     /// The keys in the order this writer writes them: `SnapshotColumns.all`'s order.
     static let keys = [
         "id", "path", "subvolume_path", "filesystem", "fsuuid", "uuid", "parent_uuid", "source", "source_id",
-        "received_from", "created", "generation", "readonly", "snapshot", "manager", "config", "number", "name", "type",
+        "received_from", "created", "otime", "date_source", "generation", "readonly", "snapshot", "manager", "config", "number", "name", "type",
         "important", "exclusive", "referenced", "reachable", "mountpoints", "nested", "chain_parent", "tags", "description",
     ]
 
@@ -38,6 +38,8 @@ struct SnapshotJSONWriter {
         next(); number(row.snapshot.sourceID, out)
         next(); string(row.snapshot.receivedUUID, out)
         next(); out.appendQuoted(row.createdISO)
+        next(); out.appendQuoted(DateText.iso8601(row.snapshot.otime, timeZone: row.timeZone))
+        next(); out.appendQuoted(row.snapshot.dateSource)
         next(); out.appendDecimal(row.snapshot.generation)
         next(); bool(row.snapshot.readOnly, out)
         next(); bool(row.snapshot.isSnapshot, out)

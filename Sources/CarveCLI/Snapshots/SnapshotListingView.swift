@@ -12,7 +12,9 @@ struct SnapshotListingView {
     /// Checks `--output` and `--sort` before anything is listed.
     init(options: ListOptions) throws {
         self.options = options
-        columns = try selectColumns(options.output, from: SnapshotColumns.all, defaults: SnapshotColumns.defaults)
+        let chosen = try selectColumns(options.output, from: SnapshotColumns.all + SnapshotColumns.explained, defaults: SnapshotColumns.defaults)
+        // --explain adds its columns unless --output placed them already.
+        columns = chosen + (options.explain ? SnapshotColumns.explained.filter { column in !chosen.contains { $0.key == column.key } } : [])
         order = try Self.sortKey(options.sort)
     }
 
@@ -30,14 +32,17 @@ struct SnapshotListingView {
             if let scanned = listing.exact { out.note("\(listing.filesystem.mountpoint): \(scanned.summary)") }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }
-            let selected = request.selected(in: listing, now: services.clock.now)
+            let now = services.clock.now
+            let selected = options.explain ? request.considered(in: listing) : request.selected(in: listing, now: now)
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { listing.subvolumes[$0].exclusive != nil }
             if listing.exact != nil { exact.add(listing, selected: selected.map { listing.subvolumes[$0] }) }
-            rows += SnapshotRow.rows(at: selected, of: listing, timeZone: services.clock.timeZone)
+            rows += SnapshotRow.rows(at: selected, of: listing, timeZone: services.clock.timeZone,
+                                     explanations: options.explain ? request.explanations(in: listing, now: now) : nil)
         }
         rows.sort(by: order)
         if options.json {
-            writeJSON(rows, columns: options.output == nil ? SnapshotColumns.all : columns, to: out, exact: exact.isEmpty ? nil : exact)
+            let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
+            writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)
         } else if !rows.isEmpty {
             out.write(TextTable(columns: columns, rows: rows, bytes: bytes).rendered())
         }

@@ -1,8 +1,16 @@
+import Foundation
+
 /// A selected snapshot that the safety rules keep, and why.
 public struct ProtectedSnapshot: Sendable {
     public var snapshot: PlannedSnapshot
     public var protections: [Protection]
     public var reason: String { protections.map(\.reason).joined(separator: "; ") }
+}
+
+/// A snapshot the retention rules keep, and the rules that keep it.
+public struct KeptSnapshot: Sendable {
+    public var snapshot: PlannedSnapshot
+    public var keptBy: [RetentionReason]
 }
 
 /// What a delete or thin run will do, computed in full before anything is deleted.
@@ -18,6 +26,23 @@ public struct DeletionPlan: Sendable {
     public var exactSizes: [String: ExactSizes] = [:]
     /// The filesystems the run works on, where it finishes what killed runs left.
     public var interruptedScopes: [InterruptedDeletionScope] = []
+    /// With retention rules: the snapshots they keep, oldest first, so a dry run can say
+    /// why each survivor survives.
+    public var kept: [KeptSnapshot] = []
+
+    /// The snapshots of `listings` that `selection`'s retention rules keep, oldest first.
+    public static func keptByRetention(_ selection: SnapshotSelection, in listings: [VolumeListing], now: Date) -> [KeptSnapshot] {
+        guard !selection.retention.isEmpty else { return [] }
+        var kept: [KeptSnapshot] = []
+        for listing in listings {
+            let reasons = selection.retentionReasons(in: listing.subvolumes, now: now)
+            for subvolume in listing.subvolumes {
+                guard let keptBy = reasons[subvolume.id] else { continue }
+                kept.append(KeptSnapshot(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem), keptBy: keptBy))
+            }
+        }
+        return kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
+    }
 
     public init(toDelete: [PlannedSnapshot], protected: [ProtectedSnapshot] = [], notes: [String] = []) {
         self.toDelete = toDelete; self.protected = protected; self.notes = notes

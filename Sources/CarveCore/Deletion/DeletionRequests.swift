@@ -59,6 +59,7 @@ public struct DeleteRequest: Sendable {
             selected: selected, rules: rules, notes: Scope.notes(listings, for: selected) + DeletionPlan.exactNotes(listings))
         plan.exactSizes = DeletionPlan.exactSizes(listings)
         plan.interruptedScopes = InterruptedDeletionScope.from(listings)
+        if usesSelection { plan.kept = DeletionPlan.keptByRetention(selection, in: listings, now: now) }
         return plan
     }
 }
@@ -102,6 +103,7 @@ public struct ThinRequest: Sendable {
             notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
         }
         plan.notes = notes
+        plan.kept = DeletionPlan.keptByRetention(selection, in: [listing], now: now)
         return plan
     }
 }

@@ -14,8 +14,13 @@ public struct Volume: Sendable, Hashable, Codable {
     public var parentUUID: String?
     public var receivedUUID: String?
     public var generation: UInt64
-    /// Creation time (otime).
+    /// When the snapshot was taken: its manager's date when the manager recorded one
+    /// (snapper's info.xml, btrbk's name, timeshift's info.json or directory), else
+    /// `otime`. Every age, order and retention rule reads this one date.
     public var created: Date
+    /// The subvolume's creation time as btrfs records it; on a backup disk, the day
+    /// it was received.
+    public var otime: Date
     public var readOnly: Bool
     /// True when this is a snapshot: it has a parent UUID or lies in a known snapshot layout.
     public var isSnapshot: Bool
@@ -48,11 +53,14 @@ public struct Volume: Sendable, Hashable, Codable {
     ) {
         self.id = id; self.parentID = parentID; self.path = path; self.mountedPath = mountedPath
         self.uuid = uuid; self.parentUUID = parentUUID; self.receivedUUID = receivedUUID
-        self.generation = generation; self.created = created; self.readOnly = readOnly
+        self.generation = generation; self.created = created; self.otime = created; self.readOnly = readOnly
         self.isSnapshot = isSnapshot; self.metadata = metadata; self.sourceID = sourceID
         self.sourcePath = sourcePath; self.exclusive = exclusive; self.referenced = referenced
         self.hasNestedSubvolumes = hasNestedSubvolumes; self.isDefault = isDefault; self.mountpoints = mountpoints
     }
+
+    /// Where `created` comes from: the manager's name (snapper, btrbk, timeshift) or "otime".
+    public var dateSource: String { metadata.created != nil ? metadata.manager.rawValue : "otime" }
 
     /// True when a mount reaches it, so it can be named by path.
     public var isReachable: Bool { mountedPath != nil }

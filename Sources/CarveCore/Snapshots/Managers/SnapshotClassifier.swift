@@ -67,8 +67,22 @@ public struct SnapshotClassifier: Sendable {
                 subvolumes[index].metadata = .plain
             }
             subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || metadata != nil
+            subvolumes[index].created = metadata?.created ?? subvolumes[index].otime
+            if let disagreement = Self.dateDisagreement(subvolumes[index]) { warnings.append(disagreement) }
         }
         return warnings
+    }
+
+    /// A warning when the manager's date and the subvolume's otime are more than a day
+    /// apart: one of them is wrong, and the user should know which one carve reads.
+    /// Not for received snapshots, whose otime is the day they were copied.
+    static func dateDisagreement(_ volume: Volume) -> String? {
+        guard volume.receivedUUID == nil, let managerDate = volume.metadata.created,
+              abs(managerDate.timeIntervalSince(volume.otime)) > 86_400
+        else { return nil }
+        let utc = TimeZone(secondsFromGMT: 0)!
+        return "\(volume.path): \(volume.metadata.manager.rawValue) dates it \(DateText.iso8601(managerDate, timeZone: utc)), "
+            + "the subvolume was created \(DateText.iso8601(volume.otime, timeZone: utc)); carve uses \(volume.metadata.manager.rawValue)'s date"
     }
 
     /// `recognise` for each subvolume, read from a borrowed array (reading them from the
@@ -83,7 +97,10 @@ public struct SnapshotClassifier: Sendable {
         case .none: return (nil, nil)
         case .components: return recogniseByComponents(subvolume)
         case .btrbk(let name):
-            guard let parsed = BtrbkName.parse(name, timeZone: timeZone) else { return (nil, nil) }
+            guard let parsed = BtrbkName.parse(name, timeZone: timeZone) else {
+                guard BtrbkName.hasStampShape(name) else { return (nil, nil) }
+                return (nil, "\(subvolume.path): the date in this btrbk-style name is impossible; the snapshot is listed as plain")
+            }
             return (ManagerMetadata(manager: .btrbk, name: name, created: parsed.created), nil)
         }
     }
@@ -185,6 +202,7 @@ public struct SnapshotClassifier: Sendable {
             }
             var metadata = try TimeshiftInfo.parse(data, name: name)
             metadata.metadataPath = directory
+            if metadata.created == nil { metadata.created = layout.created }
             return (metadata, nil)
         } catch {
             return (nil, brokenWarning(infoPath, "\(error)"))

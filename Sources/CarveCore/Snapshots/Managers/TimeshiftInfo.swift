@@ -61,6 +61,15 @@ public enum BtrbkName {
         public var created: Date
     }
 
+    /// True when what follows the name's last '.' is made only of what btrbk writes
+    /// there (digits, `T`, an offset sign, `_`): a name btrbk would have made, so a
+    /// date that does not parse is worth a warning rather than silence.
+    public static func hasStampShape(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        let stamp = name[name.index(after: dot)...].utf8
+        return stamp.count >= 8 && stamp.allSatisfy { (0x30...0x39).contains($0) || "T+-_".utf8.contains($0) }
+    }
+
     public static func parse(_ name: String, timeZone: TimeZone = .current) -> Parsed? {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         var stamp = Array(name[name.index(after: dot)...].utf8)

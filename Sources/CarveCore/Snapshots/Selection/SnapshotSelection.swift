@@ -3,12 +3,14 @@ import Foundation
 /// The selection options shared by `snapshots list`, `delete` and `thin`:
 /// which snapshots of one filesystem a command is about.
 ///
-/// Every criterion given must hold (they narrow each other). `--keep-last N`
-/// then protects, per source subvolume, the newest N of the snapshots that
-/// match the identity criteria (`--manager`, `--source`, `--match`), whatever
-/// their age: `--older-than 30d --keep-last 3` never leaves a source with
-/// fewer than its 3 newest snapshots. `--all` selects every snapshot when no
-/// criterion is given; commands that delete require a criterion or `--all`.
+/// Every criterion given must hold (they narrow each other). Retention rules
+/// (`--keep-last`, `--keep-daily` …, `--keep-within`) then keep, per group (a
+/// source subvolume, a snapper config, the backups of one btrbk subvolume), the
+/// snapshots they name among those that match the identity criteria
+/// (`--manager`, `--source`, `--match`), whatever their age: `--older-than 30d
+/// --keep-last 3` never leaves a source with fewer than its 3 newest snapshots.
+/// `--all` selects every snapshot when no criterion is given; commands that
+/// delete require a criterion or `--all`.
 public struct SnapshotSelection: Sendable, Hashable {
     public var olderThan: TimeSpan?
     public var before: Date?
@@ -21,21 +23,26 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// Source subvolumes, by path from the top level (leading slash optional),
     /// by mounted path, or by subvolume id. Empty: any source.
     public var sources: [String]
-    public var keepLast: Int?
+    public var retention: RetentionPolicy
     public var all: Bool
+    /// Where calendar rules (`--older-than 6m`, `--keep-daily`) count days and months.
+    public var timeZone: TimeZone
 
     public init(
         olderThan: TimeSpan? = nil, before: Date? = nil, after: Date? = nil, match: Glob? = nil,
-        managers: Set<SnapshotManager> = [], sources: [String] = [], keepLast: Int? = nil, all: Bool = false
+        managers: Set<SnapshotManager> = [], sources: [String] = [], keepLast: Int? = nil,
+        retention: RetentionPolicy = RetentionPolicy(), all: Bool = false, timeZone: TimeZone = .current
     ) {
         self.olderThan = olderThan; self.before = before; self.after = after; self.match = match
-        self.managers = managers; self.sources = sources; self.keepLast = keepLast; self.all = all
+        self.managers = managers; self.sources = sources; self.retention = retention; self.all = all
+        self.timeZone = timeZone
+        if let keepLast { self.retention.last = keepLast }
     }
 
     /// True when some criterion narrows the selection (`--all` is not a criterion).
     public var hasCriteria: Bool {
         olderThan != nil || before != nil || after != nil || match != nil || !managers.isEmpty
-            || !sources.isEmpty || keepLast != nil
+            || !sources.isEmpty || !retention.isEmpty
     }
 
     /// The selected snapshots of one filesystem's subvolumes, in the order given.
@@ -51,8 +58,22 @@ public struct SnapshotSelection: Sendable, Hashable {
     public func selectedIndices(in subvolumes: [Volume], now: Date) -> [Int] {
         let resolved = resolvingMountedSources(in: subvolumes)
         let candidates = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
-        let kept = resolved.keptByKeepLast(candidates.map { subvolumes[$0] })
-        return candidates.filter { !kept.contains(subvolumes[$0].id) && matchesTime(subvolumes[$0], now: now) }
+        let kept = retention.isEmpty ? [:] : resolved.keptByRetention(candidates.map { subvolumes[$0] }, now: now)
+        return candidates.filter { kept[subvolumes[$0].id] == nil && matchesTime(subvolumes[$0], now: now) }
+    }
+
+    /// The positions of the snapshots the identity criteria match, before retention and time filters.
+    public func consideredIndices(in subvolumes: [Volume]) -> [Int] {
+        let resolved = resolvingMountedSources(in: subvolumes)
+        return subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
+    }
+
+    /// Why retention keeps each kept snapshot (by id), among those matching the identity
+    /// criteria; empty without retention rules. For `--explain` and `--dry-run`.
+    public func retentionReasons(in subvolumes: [Volume], now: Date) -> [UInt64: [RetentionReason]] {
+        guard !retention.isEmpty else { return [:] }
+        let resolved = resolvingMountedSources(in: subvolumes)
+        return resolved.keptByRetention(subvolumes.filter { $0.isSnapshot && resolved.matchesIdentity($0) }, now: now)
     }
 
     func matchesIdentity(_ snapshot: Volume) -> Bool {
@@ -63,23 +84,39 @@ public struct SnapshotSelection: Sendable, Hashable {
     }
 
     func matchesTime(_ snapshot: Volume, now: Date) -> Bool {
-        if let olderThan, !(snapshot.created < now.addingTimeInterval(-Double(olderThan.seconds))) { return false }
+        if let olderThan, !(snapshot.created < olderThan.before(now, in: timeZone)) { return false }
         if let before, !(snapshot.created < before) { return false }
         if let after, !(snapshot.created > after) { return false }
         return true
     }
 
-    /// Ids of the newest `keepLast` snapshots of each source.
-    func keptByKeepLast(_ candidates: @autoclosure () -> [Volume]) -> Set<UInt64> {
-        guard let keepLast, keepLast > 0 else { return [] }
-        let candidates = candidates()
-        let bySource = Dictionary(grouping: candidates, by: Self.sourceKey)
-        var kept = Set<UInt64>()
-        for group in bySource.values {
-            let newestFirst = group.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
-            kept.formUnion(newestFirst.prefix(keepLast).map(\.id))
+    /// The kept snapshots of every retention group, with the rules that keep them.
+    func keptByRetention(_ candidates: [Volume], now: Date) -> [UInt64: [RetentionReason]] {
+        let retention = Retention(policy: retention, timeZone: timeZone, now: now)
+        var kept: [UInt64: [RetentionReason]] = [:]
+        for group in Dictionary(grouping: candidates, by: Self.retentionGroup).values {
+            kept.merge(retention.kept(group.map { Retention.Member(id: $0.id, date: $0.created) })) { a, _ in a }
         }
         return kept
+    }
+
+    /// The group retention counts in. A snapper config's snapshots are one group; a
+    /// received backup's parent UUID is the previous backup, so backups group by the
+    /// directory and the name btrbk gave them (or, unnamed, by directory); other
+    /// snapshots by manager and source subvolume (timeshift's and btrbk's snapshots of
+    /// one subvolume are two series), which the snapshots of a deleted source still
+    /// share as a parent UUID.
+    static func retentionGroup(_ snapshot: Volume) -> String {
+        let metadata = snapshot.metadata
+        if metadata.manager == .snapper, let config = metadata.config { return "snapper:\(config)" }
+        if snapshot.receivedUUID != nil {
+            let directory = snapshot.path.split(separator: "/").dropLast().joined(separator: "/")
+            if metadata.manager == .btrbk, let name = metadata.name, let base = BtrbkName.parse(name)?.subvolume {
+                return "received:\(directory)/\(base)"
+            }
+            return "received:\(directory)"
+        }
+        return "\(metadata.manager.rawValue):\(sourceKey(snapshot))"
     }
 
     /// Snapshots of a source that no longer exists still share its parent UUID.

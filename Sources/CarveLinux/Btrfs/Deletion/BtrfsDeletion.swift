@@ -12,7 +12,7 @@ extension BtrfsSnapshotBackend {
         let root = try roots.directory(of: filesystem)
         guard let state = try SubvolumeState.read(subvolume.id, through: root) else { return nil }
         // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
-        guard abs(state.created.timeIntervalSince1970 - subvolume.created.timeIntervalSince1970) < 2 else { return nil }
+        guard abs(state.created.timeIntervalSince1970 - subvolume.otime.timeIntervalSince1970) < 2 else { return nil }
         var current = subvolume
         current.isDefault = try defaultSubvolumeID(root) == subvolume.id
         current.mountpoints = try MountTableWatcher.shared.mountpoints(ofSubvolume: subvolume.id, on: filesystem)

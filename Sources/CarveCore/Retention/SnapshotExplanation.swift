@@ -1,0 +1,11 @@
+/// What `snapshots list --explain` says about one snapshot the identity criteria match.
+public struct SnapshotExplanation: Sendable, Hashable {
+    /// True when the selection takes it (delete would delete it).
+    public var selected: Bool
+    /// The retention rules that keep it; empty when none does.
+    public var keptBy: [RetentionReason]
+
+    public init(selected: Bool, keptBy: [RetentionReason]) { self.selected = selected; self.keptBy = keptBy }
+
+    public var decision: String { selected ? "delete" : "keep" }
+}
