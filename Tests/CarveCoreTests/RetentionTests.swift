@@ -74,7 +74,7 @@ import Testing
         ]
         let selection = SnapshotSelection(keepLast: 1, timeZone: utc)
         #expect(selection.apply(to: backups, now: F.epoch).map(\.id) == [300, 301])
-        #expect(selection.retentionReasons(in: backups, now: F.epoch).mapValues { $0.map(\.description) } == [302: ["last 1"], 310: ["last 1"]])
+        #expect(selection.evaluate(backups, now: F.epoch).keptBy.mapValues { $0.map(\.description) } == [302: ["last 1"], 310: ["last 1"]])
     }
 
     @Test func retentionNarrowedByAgeNeverDeletesWhatARuleKeeps() {
@@ -82,7 +82,7 @@ import Testing
         let snapshots = (0..<10).map { F.snapshot(300 + UInt64($0), path: "s\($0)", of: home, daysAgo: Double($0) * 10) }
         let selection = SnapshotSelection(olderThan: TimeSpan(days: 25), retention: RetentionPolicy(monthly: 2), timeZone: utc)
         let selected = Set(selection.apply(to: [home] + snapshots, now: F.epoch).map(\.id))
-        let keptIDs = Set(selection.retentionReasons(in: [home] + snapshots, now: F.epoch).keys)
+        let keptIDs = Set(selection.evaluate([home] + snapshots, now: F.epoch).keptBy.keys)
         #expect(selected.isDisjoint(with: keptIDs) && keptIDs.count == 2)
         #expect(selected == Set(snapshots.filter { $0.created < F.epoch.addingTimeInterval(-25 * 86_400) }.map(\.id)).subtracting(keptIDs))
     }

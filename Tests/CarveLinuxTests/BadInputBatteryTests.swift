@@ -50,6 +50,7 @@ struct BadInputBatteryTests {
             Case(delete + ["--keep-within", "0d", "--yes"], 64, "'0d'", "longer than zero"),
             Case(delete + ["--keep-weekly", "99999999999999999999", "--yes"], 64, "'99999999999999999999'"),
             Case(thin + ["--free", "1G", "--keep-monthly", "-3", "--yes"], 64, "'-3'", "--keep-monthly"),
+            Case(list + ["--cleanup", "weekly"], 64, "'weekly'", "number, timeline, empty-pre-post"),
             Case(list + ["--before", "2026-13-01"], 64, "'2026-13-01'", "month 13"),
             Case(list + ["--before", "yesterday"], 64, "'yesterday'"),
             Case(list + ["--after", "2026-02-30"], 64, "'2026-02-30'", "day 30"),

@@ -30,6 +30,14 @@ struct SelectionOptions: ParsableArguments {
         valueName: "subvolume"))
     var source: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Only snapper snapshots with this cleanup algorithm in info.xml: number, timeline or empty-pre-post (repeatable).",
+        valueName: "algorithm"))
+    var cleanup: [String] = []
+
+    @Flag(name: .customLong("split-pairs"), help: "Let the selection take one half of a snapper pre/post pair (by default a pair the criteria split is kept whole).")
+    var splitPairs = false
+
     @OptionGroup(title: "Retention (per source subvolume or snapper config; kept snapshots are left out)")
     var retention: RetentionOptions
 
@@ -52,6 +60,13 @@ struct SelectionOptions: ParsableArguments {
             selection.managers.insert(parsed)
         }
         selection.sources = source
+        for algorithm in cleanup {
+            guard ["number", "timeline", "empty-pre-post"].contains(algorithm) else {
+                throw UsageError("invalid cleanup algorithm '\(algorithm)' for --cleanup (known: number, timeline, empty-pre-post)")
+            }
+            selection.cleanup.insert(algorithm)
+        }
+        selection.splitPairs = splitPairs
         selection.retention = try retention.policy()
         selection.timeZone = timeZone
         if let before = selection.before, let after = selection.after, after >= before {

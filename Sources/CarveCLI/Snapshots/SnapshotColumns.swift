@@ -178,6 +178,7 @@ enum SnapshotColumns {
 extension SnapshotExplanation {
     var keptByText: String {
         if !keptBy.isEmpty { return keptBy.map(\.description).joined(separator: ", ") }
+        if let pairedWith { return "(pre/post pair with \(pairedWith))" }
         return selected ? "-" : "(not selected by the time filters)"
     }
 }

@@ -32,12 +32,13 @@ struct SnapshotListingView {
             if let scanned = listing.exact { out.note("\(listing.filesystem.mountpoint): \(scanned.summary)") }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }
-            let now = services.clock.now
-            let selected = options.explain ? request.considered(in: listing) : request.selected(in: listing, now: now)
+            let outcome = request.outcome(in: listing, now: services.clock.now)
+            for note in outcome.pairNotes { out.note(note) }
+            let selected = options.explain ? outcome.considered : outcome.selected
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { listing.subvolumes[$0].exclusive != nil }
             if listing.exact != nil { exact.add(listing, selected: selected.map { listing.subvolumes[$0] }) }
             rows += SnapshotRow.rows(at: selected, of: listing, timeZone: services.clock.timeZone,
-                                     explanations: options.explain ? request.explanations(in: listing, now: now) : nil)
+                                     explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
         }
         rows.sort(by: order)
         if options.json {

@@ -30,18 +30,14 @@ public struct DeletionPlan: Sendable {
     /// why each survivor survives.
     public var kept: [KeptSnapshot] = []
 
-    /// The snapshots of `listings` that `selection`'s retention rules keep, oldest first.
-    public static func keptByRetention(_ selection: SnapshotSelection, in listings: [VolumeListing], now: Date) -> [KeptSnapshot] {
-        guard !selection.retention.isEmpty else { return [] }
-        var kept: [KeptSnapshot] = []
-        for listing in listings {
-            let reasons = selection.retentionReasons(in: listing.subvolumes, now: now)
-            for subvolume in listing.subvolumes {
-                guard let keptBy = reasons[subvolume.id] else { continue }
-                kept.append(KeptSnapshot(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem), keptBy: keptBy))
+    /// The snapshots of a listing that retention keeps, by the outcome of its selection.
+    static func keptByRetention(_ outcome: SelectionOutcome, in listing: VolumeListing) -> [KeptSnapshot] {
+        outcome.considered.compactMap { index in
+            let subvolume = listing.subvolumes[index]
+            return outcome.keptBy[subvolume.id].map {
+                KeptSnapshot(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem), keptBy: $0)
             }
         }
-        return kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
     }
 
     public init(toDelete: [PlannedSnapshot], protected: [ProtectedSnapshot] = [], notes: [String] = []) {

@@ -48,18 +48,21 @@ public struct DeleteRequest: Sendable {
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
         for id in ids { selected.append(try resolver.resolve(id: id)) }
+        var pairNotes: [String] = [], kept: [KeptSnapshot] = []
         if usesSelection {
             for listing in listings {
-                selected += selection.apply(to: listing.subvolumes, now: now).map {
-                    PlannedSnapshot(subvolume: $0, filesystem: listing.filesystem)
-                }
+                let outcome = selection.evaluate(listing.subvolumes, now: now)
+                selected += outcome.selected.map { PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem) }
+                pairNotes += outcome.pairNotes
+                kept += DeletionPlan.keptByRetention(outcome, in: listing)
             }
         }
         var plan = DeletionPlan.make(
-            selected: selected, rules: rules, notes: Scope.notes(listings, for: selected) + DeletionPlan.exactNotes(listings))
+            selected: selected, rules: rules,
+            notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings))
         plan.exactSizes = DeletionPlan.exactSizes(listings)
         plan.interruptedScopes = InterruptedDeletionScope.from(listings)
-        if usesSelection { plan.kept = DeletionPlan.keptByRetention(selection, in: listings, now: now) }
+        plan.kept = kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
         return plan
     }
 }
@@ -87,14 +90,13 @@ public struct ThinRequest: Sendable {
         guard let listing = listings.first else {
             throw UsageError("\(path): no btrfs filesystem")
         }
-        let selected = selection.apply(to: listing.subvolumes, now: now).map {
-            PlannedSnapshot(subvolume: $0, filesystem: listing.filesystem)
-        }
+        let outcome = selection.evaluate(listing.subvolumes, now: now)
+        let selected = outcome.selected.map { PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem) }
         let allowed = DeletionPlan.make(selected: selected, rules: rules)
         let planner = ThinPlanner(target: target, order: order, bestEffort: bestEffort)
         let chosen = try listing.exact.map { try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0) }
             ?? planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
-        var notes = listing.warnings.map { "warning: \($0)" } + DeletionPlan.exactNotes([listing])
+        var notes = listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing])
         var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
         plan.exactSizes = DeletionPlan.exactSizes([listing])
         plan.interruptedScopes = InterruptedDeletionScope.from([listing])
@@ -103,7 +105,7 @@ public struct ThinRequest: Sendable {
             notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
         }
         plan.notes = notes
-        plan.kept = DeletionPlan.keptByRetention(selection, in: [listing], now: now)
+        plan.kept = DeletionPlan.keptByRetention(outcome, in: listing).sorted { olderFirst($0.snapshot, $1.snapshot) }
         return plan
     }
 }

@@ -25,7 +25,7 @@ public struct Retention: Sendable {
     public func kept(_ group: [Member]) -> [UInt64: [RetentionReason]] {
         let newestFirst = group.sorted { ($0.date, $0.id) > ($1.date, $1.id) }
         guard !newestFirst.isEmpty else { return [:] }
-        var rules = policy.periodRules.map { (period: $0.period, left: $0.count, lastPeriod: String?.none) }
+        var rules = policy.periodRules.map { (period: $0.period, left: $0.count, lastPeriod: Int?.none) }
         // With every snapshot in the future there is no newest to count back from: all are within.
         let newestPast = newestFirst.first { $0.date < now }
         let withinStart = policy.within.map { span in newestPast.map { span.before($0.date, in: timeZone) } ?? .distantPast }
@@ -33,14 +33,14 @@ public struct Retention: Sendable {
         for (position, member) in newestFirst.enumerated() {
             var reasons: [RetentionReason] = []
             if let last = policy.last, position < last { reasons.append(.last(position + 1)) }
-            if !rules.isEmpty {
+            if rules.contains(where: { $0.left > 0 }) {
                 let time = CivilTime(member.date, in: timeZone)
                 for index in rules.indices where rules[index].left > 0 {
-                    let name = rules[index].period.name(of: time)
-                    guard name != rules[index].lastPeriod else { continue }
-                    rules[index].lastPeriod = name
+                    let key = rules[index].period.key(of: time)
+                    guard key != rules[index].lastPeriod else { continue }
+                    rules[index].lastPeriod = key
                     rules[index].left -= 1
-                    reasons.append(.period(rules[index].period, name))
+                    reasons.append(.period(rules[index].period, rules[index].period.name(of: time)))
                 }
             }
             if let withinStart, let span = policy.within, member.date > withinStart { reasons.append(.within(span)) }

@@ -39,6 +39,20 @@ public struct RetentionPolicy: Sendable, Hashable {
 public enum RetentionPeriod: String, Sendable, Hashable, CaseIterable {
     case hourly, daily, weekly, monthly, yearly
 
+    /// The period a wall time falls in as a number, restic's way (YYYYMMDDHH, YYYYMMDD,
+    /// ISO YYYYWW, YYYYMM, YYYY): cheap to compare for every snapshot.
+    func key(of time: CivilTime) -> Int {
+        switch self {
+        case .hourly: return ((time.year * 100 + time.month) * 100 + time.day) * 100 + time.hour
+        case .daily: return (time.year * 100 + time.month) * 100 + time.day
+        case .weekly:
+            let week = time.isoWeek
+            return week.year * 100 + week.week
+        case .monthly: return time.year * 100 + time.month
+        case .yearly: return time.year
+        }
+    }
+
     /// The period a wall time falls in, named as the user reads it:
     /// `2026-11-17T14`, `2026-11-17`, `2026-W47`, `2026-11`, `2026`.
     func name(of time: CivilTime) -> String {

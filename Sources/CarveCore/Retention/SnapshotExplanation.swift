@@ -4,8 +4,12 @@ public struct SnapshotExplanation: Sendable, Hashable {
     public var selected: Bool
     /// The retention rules that keep it; empty when none does.
     public var keptBy: [RetentionReason]
+    /// Kept because its snapper pre/post partner is: the partner's number.
+    public var pairedWith: Int?
 
-    public init(selected: Bool, keptBy: [RetentionReason]) { self.selected = selected; self.keptBy = keptBy }
+    public init(selected: Bool, keptBy: [RetentionReason], pairedWith: Int? = nil) {
+        self.selected = selected; self.keptBy = keptBy; self.pairedWith = pairedWith
+    }
 
     public var decision: String { selected ? "delete" : "keep" }
 }

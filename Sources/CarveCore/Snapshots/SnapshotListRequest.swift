@@ -36,37 +36,28 @@ public struct SnapshotListRequest: Sendable {
         return found
     }
 
-    /// Positions of every snapshot the identity criteria match (`--explain` shows them all).
-    public func considered(in listing: VolumeListing) -> [Int] {
-        selection.consideredIndices(in: comparable(listing))
-    }
-
-    /// For each considered snapshot (by id): whether the selection takes it, and the
-    /// retention rules that keep it.
-    public func explanations(in listing: VolumeListing, now: Date) -> [UInt64: SnapshotExplanation] {
-        let subvolumes = comparable(listing)
-        let selected = Set(selection.selectedIndices(in: subvolumes, now: now).map { subvolumes[$0].id })
-        let reasons = selection.retentionReasons(in: subvolumes, now: now)
-        var result: [UInt64: SnapshotExplanation] = [:]
-        for index in selection.consideredIndices(in: subvolumes) {
-            let id = subvolumes[index].id
-            result[id] = SnapshotExplanation(selected: selected.contains(id), keptBy: reasons[id] ?? [])
-        }
-        return result
-    }
-
-    /// With `--all-subvolumes`, plain subvolumes go through the filters as snapshots do.
-    private func comparable(_ listing: VolumeListing) -> [Volume] {
-        guard allSubvolumes else { return listing.subvolumes }
+    /// What the selection decides about one listing (with `--all-subvolumes`, plain
+    /// subvolumes go through the filters as snapshots do). Positions, not copies, so ten
+    /// thousand selected snapshots are not held twice.
+    public func outcome(in listing: VolumeListing, now: Date) -> SelectionOutcome {
+        guard allSubvolumes else { return selection.evaluate(listing.subvolumes, now: now) }
         var everything = listing.subvolumes
         for index in everything.indices { everything[index].isSnapshot = true }
-        return everything
+        return selection.evaluate(everything, now: now)
     }
 
-    /// Positions in `listing.subvolumes` of what is shown: positions, not copies, so ten
-    /// thousand selected snapshots are not held twice.
-    public func selected(in listing: VolumeListing, now: Date) -> [Int] {
-        guard allSubvolumes else { return selection.selectedIndices(in: listing.subvolumes, now: now) }
-        return selection.selectedIndices(in: comparable(listing), now: now)
+    /// For each considered snapshot (by id): whether the selection takes it, the
+    /// retention rules that keep it, and the pre/post partner that keeps it.
+    public static func explanations(_ outcome: SelectionOutcome, of listing: VolumeListing) -> [UInt64: SnapshotExplanation] {
+        let subvolumes = listing.subvolumes
+        let selected = Set(outcome.selected)
+        let pairedWith = Dictionary(outcome.splitPairs.map { ($0.0, subvolumes[$0.1].metadata.number) }) { a, _ in a }
+        var result: [UInt64: SnapshotExplanation] = [:]
+        for index in outcome.considered {
+            let id = subvolumes[index].id
+            result[id] = SnapshotExplanation(
+                selected: selected.contains(index), keptBy: outcome.keptBy[id] ?? [], pairedWith: pairedWith[index] ?? nil)
+        }
+        return result
     }
 }

@@ -24,6 +24,10 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// by mounted path, or by subvolume id. Empty: any source.
     public var sources: [String]
     public var retention: RetentionPolicy
+    /// snapper's cleanup algorithms (`number`, `timeline`, `empty-pre-post`); empty: any.
+    public var cleanup: Set<String> = []
+    /// Lets a selection take one half of a snapper pre/post pair without the other.
+    public var splitPairs = false
     public var all: Bool
     /// Where calendar rules (`--older-than 6m`, `--keep-daily`) count days and months.
     public var timeZone: TimeZone
@@ -42,7 +46,7 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// True when some criterion narrows the selection (`--all` is not a criterion).
     public var hasCriteria: Bool {
         olderThan != nil || before != nil || after != nil || match != nil || !managers.isEmpty
-            || !sources.isEmpty || !retention.isEmpty
+            || !sources.isEmpty || !retention.isEmpty || !cleanup.isEmpty
     }
 
     /// The selected snapshots of one filesystem's subvolumes, in the order given.
@@ -56,10 +60,23 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// The positions in `subvolumes` of the selected snapshots, in order: lets a
     /// caller with ten thousand snapshots avoid copying them to select them.
     public func selectedIndices(in subvolumes: [Volume], now: Date) -> [Int] {
+        evaluate(subvolumes, now: now).selected
+    }
+
+    /// Everything the selection decides about `subvolumes`, computed once: what it
+    /// considers, what retention keeps and why, what it takes, and the pairs it kept whole.
+    public func evaluate(_ subvolumes: [Volume], now: Date) -> SelectionOutcome {
         let resolved = resolvingMountedSources(in: subvolumes)
-        let candidates = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
-        let kept = retention.isEmpty ? [:] : resolved.keptByRetention(candidates.map { subvolumes[$0] }, now: now)
-        return candidates.filter { kept[subvolumes[$0].id] == nil && matchesTime(subvolumes[$0], now: now) }
+        let considered = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
+        let kept = retention.isEmpty ? [:] : resolved.keptByRetention(considered, of: subvolumes, now: now)
+        let chosen = considered.filter { kept[subvolumes[$0].id] == nil && matchesTime(subvolumes[$0], now: now) }
+        let pairs = SnapperPairs(subvolumes)
+        guard !splitPairs, pairs.hasPairs else {
+            return SelectionOutcome(considered: considered, keptBy: kept, selected: chosen, splitPairs: [], pairNotes: [])
+        }
+        let together = pairs.keepingTogether(chosen, in: subvolumes)
+        return SelectionOutcome(considered: considered, keptBy: kept, selected: together.selected,
+                                splitPairs: together.split, pairNotes: together.split.map { SnapperPairs.note($0, in: subvolumes) })
     }
 
     /// The positions of the snapshots the identity criteria match, before retention and time filters.
@@ -68,18 +85,13 @@ public struct SnapshotSelection: Sendable, Hashable {
         return subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
     }
 
-    /// Why retention keeps each kept snapshot (by id), among those matching the identity
-    /// criteria; empty without retention rules. For `--explain` and `--dry-run`.
-    public func retentionReasons(in subvolumes: [Volume], now: Date) -> [UInt64: [RetentionReason]] {
-        guard !retention.isEmpty else { return [:] }
-        let resolved = resolvingMountedSources(in: subvolumes)
-        return resolved.keptByRetention(subvolumes.filter { $0.isSnapshot && resolved.matchesIdentity($0) }, now: now)
-    }
-
     func matchesIdentity(_ snapshot: Volume) -> Bool {
         if !managers.isEmpty && !managers.contains(snapshot.metadata.manager) { return false }
         if !sources.isEmpty && !sources.contains(where: { Self.source($0, names: snapshot) }) { return false }
         if let match, !Self.glob(match, matches: snapshot) { return false }
+        if !cleanup.isEmpty && !(snapshot.metadata.manager == .snapper && snapshot.metadata.cleanup.map(cleanup.contains) == true) {
+            return false
+        }
         return true
     }
 
@@ -91,12 +103,16 @@ public struct SnapshotSelection: Sendable, Hashable {
     }
 
     /// The kept snapshots of every retention group, with the rules that keep them.
-    func keptByRetention(_ candidates: [Volume], now: Date) -> [UInt64: [RetentionReason]] {
+    func keptByRetention(_ candidates: [Int], of subvolumes: [Volume], now: Date) -> [UInt64: [RetentionReason]] {
         let retention = Retention(policy: retention, timeZone: timeZone, now: now)
-        var kept: [UInt64: [RetentionReason]] = [:]
-        for group in Dictionary(grouping: candidates, by: Self.retentionGroup).values {
-            kept.merge(retention.kept(group.map { Retention.Member(id: $0.id, date: $0.created) })) { a, _ in a }
+        // Grouped by position: grouping ten thousand (fat) volumes copied each one.
+        var groups: [String: [Retention.Member]] = [:]
+        for index in candidates {
+            groups[Self.retentionGroup(subvolumes[index]), default: []]
+                .append(Retention.Member(id: subvolumes[index].id, date: subvolumes[index].created))
         }
+        var kept: [UInt64: [RetentionReason]] = [:]
+        for group in groups.values { kept.merge(retention.kept(group)) { a, _ in a } }
         return kept
     }
 
@@ -107,16 +123,17 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// one subvolume are two series), which the snapshots of a deleted source still
     /// share as a parent UUID.
     static func retentionGroup(_ snapshot: Volume) -> String {
-        let metadata = snapshot.metadata
-        if metadata.manager == .snapper, let config = metadata.config { return "snapper:\(config)" }
+        let manager = snapshot.metadata.manager
+        if manager == .snapper, let config = snapshot.metadata.config { return "snapper:\(config)" }
         if snapshot.receivedUUID != nil {
             let directory = snapshot.path.split(separator: "/").dropLast().joined(separator: "/")
-            if metadata.manager == .btrbk, let name = metadata.name, let base = BtrbkName.parse(name)?.subvolume {
-                return "received:\(directory)/\(base)"
+            // btrbk's name is SUBVOLUME.STAMP: the series is the part before the stamp.
+            if manager == .btrbk, let name = snapshot.metadata.name, let dot = name.lastIndex(of: ".") {
+                return "received:\(directory)/\(name[..<dot])"
             }
             return "received:\(directory)"
         }
-        return "\(metadata.manager.rawValue):\(sourceKey(snapshot))"
+        return "\(manager.rawValue):\(sourceKey(snapshot))"
     }
 
     /// Snapshots of a source that no longer exists still share its parent UUID.
