@@ -52,6 +52,7 @@ private func carve(_ arguments: [String]) -> RunResult {
         #expect(result.status == 0)
         #expect(result.stdout == """
             {
+               "carve_version": "\(CarveCommand.version)",
                "device": "/dev/sda",
                "filesystem": null,
                "operation": "new-partition",

@@ -101,6 +101,9 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         #expect(harness.remaining == [256, 303, 304, 305, 310, 311])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["dry_run"] as? Bool == false)
+        // A log of runs says which carve ran when: FixedClock's 2026-11-01T00:00Z.
+        #expect(json["carve_version"] as? String == CarveCommand.version)
+        #expect(json["started"] as? String == "2026-11-01T00:00:00Z" && json["finished"] as? String == "2026-11-01T00:00:00Z")
         #expect((json["deleted"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [300, 301, 302])
         #expect(json["estimated_reclaim"] as? Int == 30 << 20)
         #expect(json["measured_reclaim"] is NSNull)
@@ -142,6 +145,7 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let rows = json["snapshots"] as? [[String: Any]] ?? []
+        #expect(json["carve_version"] as? String == CarveCommand.version)
         #expect(rows.compactMap { $0["id"] as? Int } == [300, 301, 302, 303, 304, 305])
         #expect(rows.compactMap { $0["decision"] as? String } == ["delete", "delete", "keep", "keep", "keep", "keep"])
         #expect(rows.compactMap { $0["kept_by"] as? [String] } == [[], [], [], [], ["last 2"], ["last 1"]])

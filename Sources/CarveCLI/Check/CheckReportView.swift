@@ -3,7 +3,7 @@ import CarveCore
 /// `carve check`'s report, as text for people and as JSON for scripts.
 enum CheckReportView {
     static func json(_ report: CheckReport) -> JSONValue {
-        .object([
+        .document([
             ("device", .string(report.device)),
             ("filesystem", .string(report.filesystem)),
             ("operation", .string(report.operation.name)),

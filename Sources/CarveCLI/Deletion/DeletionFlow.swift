@@ -22,6 +22,7 @@ struct DeletionFlow {
 
     /// Runs the session on the plan `planning` computes, then reports.
     func run(planning: () throws -> DeletionPlan) throws {
+        let started = services.clock.now
         let plan = try ScanProgressLine.around(services) { try planning() }
         for note in plan.notes { output.note(note) }
         let session = DeletionSession(
@@ -32,6 +33,8 @@ struct DeletionFlow {
         var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
         view.report = result.report
         view.measuredReclaim = result.measuredReclaim
+        view.started = started
+        view.finished = services.clock.now
         try finish(view)
     }
 

@@ -10,6 +10,9 @@ struct DeletionReportView {
     var report: DeletionReport?
     /// Measured with --wait: bytes the filesystems' used space shrank by.
     var measuredReclaim: Int64?
+    /// When the run began (before planning) and ended, for the JSON report.
+    var started: Date?
+    var finished: Date?
 
     /// The snapshots that are gone (or, in a dry run, would be).
     var deleted: [PlannedSnapshot] { report.map { $0.done.map(\.snapshot) } ?? (dryRun ? plan.toDelete : []) }
@@ -127,7 +130,10 @@ struct DeletionReportView {
             .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
                      ("reason", .string(entry.reason))])
         }
-        return .object([
+        let utc = TimeZone(secondsFromGMT: 0)!
+        return .document([
+            ("started", started.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
+            ("finished", finished.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
             ("dry_run", .bool(dryRun)),
             ("deleted", .array(deleted.map(Self.snapshotJSON))),
             ("failed", .array(failed)),

@@ -54,9 +54,9 @@ struct SnapshotListingView {
     /// never sit in memory as one document.
     func writeJSON(_ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink, exact: ExactTotals? = nil) {
         guard !rows.isEmpty else {
-            return out.line(JSONValue.object([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
+            return out.line(JSONValue.document([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
         }
-        out.write("{\n   \"snapshots\": [\n")
+        out.write("{\n   \"carve_version\": \"\(CarveCommand.version)\",\n   \"snapshots\": [\n")
         let chunk = ByteWriter()
         let fast = SnapshotJSONWriter(columns: columns, level: 2)
         let layout = JSONObjectLayout(keys: columns.map(\.key), level: 2)
