@@ -105,11 +105,3 @@ public enum JSONValue: Sendable, Equatable {
         out += "\""
     }
 }
-
-extension JSONValue {
-    /// A whole JSON document carve prints: `carve_version` first, so a log of many
-    /// runs says which carve wrote each line. (Not `devices`, whose JSON is lsblk's.)
-    static func document(_ members: [(String, JSONValue)]) -> JSONValue {
-        .object([("carve_version", .string(CarveCommand.version))] + members)
-    }
-}
