@@ -244,3 +244,10 @@ extension UInt64 {
     public static let gib: UInt64 = 1 << 30
     public static let tib: UInt64 = 1 << 40
 }
+
+/// statvfs answers by mountpoint, for the FS* columns of `carve devices`.
+public struct FakeFilesystemSpace: FilesystemSpaceSource {
+    public var byMountpoint: [String: FilesystemUsage]
+    public init(_ byMountpoint: [String: FilesystemUsage] = [:]) { self.byMountpoint = byMountpoint }
+    public func usage(at mountpoint: String) -> FilesystemUsage? { byMountpoint[mountpoint] }
+}

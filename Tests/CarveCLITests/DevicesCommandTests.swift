@@ -20,9 +20,17 @@ private let machine = FakeDeviceSource()
     .path("/dev/null", is: .characterDevice)
     .path("/dev/disk/by-label/pool", is: .symlink("/dev/loop0"))
 
+/// /boot/efi is a quarter used (512 of 2048 blocks free to users, 1024 free to root); /srv is empty
+/// but for root's reserve; / has no blocks at all.
+let deviceSpace = FakeFilesystemSpace([
+    "/boot/efi": FilesystemUsage(fragmentSize: 4096, blocks: 131_072, freeBlocks: 98_304, availableBlocks: 98_304),
+    "/srv": FilesystemUsage(fragmentSize: 4096, blocks: 2_621_440, freeBlocks: 2_621_440, availableBlocks: 2_490_368),
+    "/": FilesystemUsage(fragmentSize: 4096, blocks: 0, freeBlocks: 0, availableBlocks: 0),
+])
+
 private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, isRoot: Bool = true) -> RunResult {
     runCarve(["devices"] + arguments) { captured in
-        Services(devices: devices, snapshots: FakeSnapshotBackend(), output: captured, isRoot: isRoot)
+        Services(devices: devices, snapshots: FakeSnapshotBackend(), output: captured, isRoot: isRoot, filesystemSpace: deviceSpace)
     }
 }
 
@@ -31,17 +39,18 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
         let result = carve([])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout == """
-            NAME     SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS
-            sda       20G disk
-            ├─sda1   512M part  vfat        EFI     1A2B-3C4D                            /boot/efi
-            ├─sda2    10G part  ext4        my data 0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /srv
-            │                                                                            /mnt/data copy
-            └─sda3   9.5G part  crypto_LUKS         9f8e7d6c-5b4a-4938-8271-605f4e3d2c07
-              └─dm-0 9.5G crypt ext4        root    0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /
-            loop0      1G loop  btrfs       pool    5e3c1d7a-2b4f-4c89-8a1e-3f2d6b7c9a02
-
-            """)
+        // As lsblk: sorted by MAJ:MIN, and every cell but an empty last one is padded.
+        #expect(result.stdout.split(separator: "\n", omittingEmptySubsequences: false) == [
+            "NAME     SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS",
+            "loop0      1G loop  btrfs       pool    5e3c1d7a-2b4f-4c89-8a1e-3f2d6b7c9a02 ",
+            "sda       20G disk                                                           ",
+            "├─sda1   512M part  vfat        EFI     1A2B-3C4D                            /boot/efi",
+            "├─sda2    10G part  ext4        my data 0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /srv",
+            "│                                                                            /mnt/data copy",
+            "└─sda3   9.5G part  crypto_LUKS         9f8e7d6c-5b4a-4938-8271-605f4e3d2c07 ",
+            "  └─dm-0 9.5G crypt ext4        root    0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /",
+            "",
+        ])
     }
 
     @Test func listWithChosenColumnsAndBytes() {
@@ -49,12 +58,12 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
         #expect(result.status == 0)
         #expect(result.stdout == """
             NAME         SIZE MAJ:MIN PTTYPE    START RO ROTA
+            loop0  1073741824 7:0                      0    0
             sda   21474836480 8:0     gpt              0    1
             sda1    536870912 8:1     gpt        2048  0    1
             sda2  10737418240 8:2     gpt     1050624  0    1
             sda3  10200547328 8:3     gpt    22022144  0    1
             dm-0  10183770112 254:0                    0    0
-            loop0  1073741824 7:0                      0    0
 
             """)
     }
@@ -124,6 +133,9 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
             {
                "blockdevices": [
                   {
+                     "name": "loop0"
+                  },
+                  {
                      "name": "sda"
                   },
                   {
@@ -137,9 +149,6 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
                   },
                   {
                      "name": "dm-0"
-                  },
-                  {
-                     "name": "loop0"
                   }
                ]
             }
@@ -167,9 +176,9 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
         ("/dev/null", "carve: /dev/null is not a block device (it is a character device)\n"),
         ("/dev/sdz", "carve: /dev/sdz: no such file or directory\n"),
     ])
-    func badDevicePathIsOneLineAndExit64(path: String, message: String) {
+    func aDeviceNotFoundIsOneLineAndExit32AsInLsblk(path: String, message: String) {
         let result = carve([path])
-        #expect(result.status == 64)
+        #expect(result.status == 32)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == message)
     }

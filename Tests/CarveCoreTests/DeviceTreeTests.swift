@@ -14,10 +14,11 @@ import Testing
         .stacked("md0", kind: .raid, on: ["sdb", "sdc"], size: 10 * .gib, .xfs())
         .loop("loop0", size: .gib, .btrfs())
 
+    /// Roots and children in lsblk's order, by MAJ:MIN: loop0 (7:0) before sda (8:0).
     @Test func disksCarryPartitionsAndHoldersSitUnderWhatTheySitOn() throws {
         let lines = DeviceTree.lines(DeviceTree.build(try source.devices()))
         #expect(lines.map { $0.prefix + $0.device.name } == [
-            "sda", "├─sda1", "└─sda2", "  └─dm-0", "sdb", "└─md0", "sdc", "└─md0", "loop0",
+            "loop0", "sda", "├─sda1", "└─sda2", "  └─dm-0", "sdb", "└─md0", "sdc", "└─md0",
         ])
     }
 
@@ -31,7 +32,21 @@ import Testing
 
     @Test func namedRootsShowOnlyThemWithWhatSitsOnThem() throws {
         let forest = DeviceTree.build(try source.devices(), roots: ["sda2", "loop0"])
-        #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == ["sda2", "└─dm-0", "loop0"])
+        #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == ["loop0", "sda2", "└─dm-0"])
+    }
+
+    /// As lsblk: a named partition is a root of its own, also when its disk is named.
+    @Test func aNamedPartitionOfANamedDiskIsShownTwice() throws {
+        let forest = DeviceTree.build(try source.devices(), roots: ["sda2", "sda", "sda2"])
+        #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == [
+            "sda", "├─sda1", "└─sda2", "  └─dm-0", "sda2", "└─dm-0",
+        ])
+    }
+
+    @Test func packedNumbersSortAsMakedevDoes() {
+        let high = DeviceNumber(major: 7, minor: 300), next = DeviceNumber(major: 8, minor: 0)
+        #expect(high.packed > next.packed, "a minor of 256 or more sorts after a higher major, as in lsblk")
+        #expect(DeviceNumber(major: 7, minor: 1).packed < DeviceNumber(major: 7, minor: 2).packed)
     }
 
     @Test func devicesUnderNamesAreTheSubtreesInListingOrder() throws {
@@ -40,7 +55,7 @@ import Testing
 
     @Test func flatListShowsAStackedDeviceOnce() throws {
         let names = DeviceTree.flattened(DeviceTree.build(try source.devices())).map(\.name)
-        #expect(names == ["sda", "sda1", "sda2", "dm-0", "sdb", "md0", "sdc", "loop0"])
+        #expect(names == ["loop0", "sda", "sda1", "sda2", "dm-0", "sdb", "md0", "sdc"])
     }
 
     @Test func aHolderCycleDoesNotRecurseForever() {

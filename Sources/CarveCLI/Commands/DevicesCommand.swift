@@ -18,6 +18,13 @@ struct DevicesCommand: ParsableCommand {
               $ carve devices
               $ carve devices --json /dev/loop0
               $ carve devices --list --output NAME,SIZE,PARTUUID,PTTYPE
+              $ carve devices -rno NAME,FSTYPE,FSAVAIL
+              $ carve devices -dPo NAME,SIZE,MODEL
+
+            FSSIZE, FSUSED, FSAVAIL and FSUSE% are statvfs(3) of the filesystem's \
+            mountpoint, empty (null in JSON) when it is not mounted. Named devices that \
+            are not found are named on stderr and the others are listed; the exit \
+            status is then 32 when none was found, 4 when some were.
             """
     )
 
@@ -30,22 +37,53 @@ struct DevicesCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Print a flat list instead of a tree.")
     var list = false
 
+    @Flag(name: [.short, .long], help: "Print lsblk's raw format: one device per line, cells separated by one space, blanks escaped as \\x20.")
+    var raw = false
+
+    @Flag(name: [.customShort("P"), .long], help: "Print lsblk's NAME=\"value\" pairs, one device per line.")
+    var pairs = false
+
+    @Flag(name: [.customShort("n"), .customLong("noheadings")], help: "Do not print the header line.")
+    var noHeadings = false
+
+    @Flag(name: [.customShort("p"), .long], help: "Print /dev paths in NAME, KNAME and PKNAME.")
+    var paths = false
+
+    @Flag(name: [.customShort("d"), .long], help: "Print only the named (or top-level) devices, not what sits on them.")
+    var nodeps = false
+
     @Option(name: [.short, .long], help: "Columns to show, comma-separated; '+COLS' adds to the defaults; 'help' lists them.")
     var output: String?
 
     @Flag(name: [.short, .long], help: "Print sizes in bytes.")
     var bytes = false
 
+    func validate() throws {
+        let formats = [("--json", json), ("--raw", raw), ("--pairs", pairs)].filter(\.1).map(\.0)
+        if formats.count > 1 { throw ValidationError("\(formats.joined(separator: " and ")) are mutually exclusive") }
+    }
+
     func run() throws {
         let services = Services.current
         if output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
         let columns = try DeviceColumns.select(output)
-        let forest = try DeviceListing.forest(of: services.devices, paths: devices)
-        let view = DeviceListingView(forest: forest, columns: columns, list: list, bytes: bytes)
-        services.output.write(json ? view.json().rendered() + "\n" : view.table())
+        var (forest, missing) = try DeviceListing.forest(of: services.devices, paths: devices)
+        for message in missing { services.output.note(message) }
+        if nodeps { forest = DeviceListing.withoutDependents(forest) }
+        var view = DeviceListingView(forest: forest, columns: columns, format: format, tree: !list, bytes: bytes)
+        view.headings = !noHeadings
+        view.paths = paths
+        if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) { view.space = services.filesystemSpace }
+        services.output.write(view.rendered())
         let denied = services.devices.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
         if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
             services.output.note(note)
         }
+        let status = DeviceListing.status(named: devices.count, missing: missing.count)
+        if status != .success { throw CommandExit(status) }
+    }
+
+    private var format: DeviceListingView.Format {
+        json ? .json : raw ? .raw : pairs ? .pairs : .table
     }
 }

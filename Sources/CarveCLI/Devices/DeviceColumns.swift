@@ -4,7 +4,26 @@ import CarveCore
 public struct DeviceRow: Sendable {
     public var device: BlockDevice
     public var treePrefix: String
-    public init(_ device: BlockDevice, treePrefix: String = "") { self.device = device; self.treePrefix = treePrefix }
+    /// The space of the filesystem at its mountpoint, when a FS* column asked for it.
+    public var usage: FilesystemUsage?
+    /// `--paths`: device names as /dev paths (NAME, KNAME, PKNAME), as lsblk -p.
+    public var paths: Bool
+
+    public init(_ device: BlockDevice, treePrefix: String = "", usage: FilesystemUsage? = nil, paths: Bool = false) {
+        self.device = device; self.treePrefix = treePrefix; self.usage = usage; self.paths = paths
+    }
+
+    /// NAME: the mapper name of a dm device, else the kernel name; under --paths, its /dev path.
+    var name: String {
+        guard paths else { return device.displayName }
+        return device.mapperName.map { "/dev/mapper/\($0)" } ?? DeviceRow.devPath(device.name)
+    }
+
+    var kernelName: String { paths ? DeviceRow.devPath(device.name) : device.name }
+    var parentName: String? { DeviceColumns.parentName(of: device).map { paths ? DeviceRow.devPath($0) : $0 } }
+
+    /// sysfs writes a "/" in a kernel name as "!" (cciss!c0d0 is /dev/cciss/c0d0).
+    static func devPath(_ name: String) -> String { "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/") }
 }
 
 /// The columns of `carve devices`, named and typed as lsblk's: the same list gives
@@ -13,12 +32,9 @@ public enum DeviceColumns {
     public static let defaults = ["NAME", "SIZE", "TYPE", "FSTYPE", "LABEL", "UUID", "MOUNTPOINTS"]
 
     public static let all: [Column<DeviceRow>] = [
-        Column("NAME", help: "device name", text: { row, _ in row.treePrefix + escapedForTable(row.device.displayName) },
-               json: { .string($0.device.displayName) }),
-        Column("KNAME", help: "internal kernel device name", text: { row, _ in escapedForTable(row.device.name) },
-               json: { .string($0.device.name) }),
-        Column("PATH", help: "path to the device node", text: { row, _ in escapedForTable(row.device.path) },
-               json: { .string($0.device.path) }),
+        cell("NAME", "device name", { $0.name }, prefix: { $0.treePrefix }),
+        cell("KNAME", "internal kernel device name", { $0.kernelName }),
+        cell("PATH", "path to the device node", { $0.device.path }),
         Column("MAJ:MIN", help: "major:minor device number", text: { row, _ in row.device.number.description },
                json: { .string($0.device.number.description) }),
         Column("SIZE", help: "size of the device", rightAligned: true,
@@ -44,18 +60,20 @@ public enum DeviceColumns {
                text: { row, _ in row.device.start.map(String.init) ?? "" }, json: { .uint($0.device.start) }),
         Column("LOG-SEC", help: "logical sector size", rightAligned: true,
                text: { row, _ in String(row.device.sectorSize) }, json: { .uint($0.device.sectorSize) }),
-        Column("PKNAME", help: "internal parent kernel device name",
-               text: { row, _ in escapedForTable(parentName(of: row.device) ?? "") },
-               json: { .string(parentName(of: $0.device)) }),
-        Column("MOUNTPOINT", help: "where the device is mounted",
-               text: { row, _ in escapedForTable(row.device.mountpoints.first ?? "") },
-               json: { .string($0.device.mountpoints.first) }),
+        cell("PKNAME", "internal parent kernel device name", { $0.parentName }),
+        cell("MOUNTPOINT", "where the device is mounted", { $0.device.primaryMountpoint }),
         // lsblk prints an unmounted device's MOUNTPOINTS as [null], and one line per mountpoint.
         Column("MOUNTPOINTS", help: "all locations where device is mounted",
                text: { row, _ in row.device.mountpoints.map(escapedForTable).joined(separator: "\n") },
                json: { row in
                    .array(row.device.mountpoints.isEmpty ? [.null] : row.device.mountpoints.map { .string($0) })
-               }),
+               },
+               plain: { row, _ in row.device.mountpoints.joined(separator: "\n") }),
+        space("FSSIZE", "filesystem size", \.size),
+        space("FSUSED", "filesystem size used", \.used),
+        space("FSAVAIL", "filesystem size available", \.available),
+        Column("FSUSE%", help: "filesystem use percentage", rightAligned: true,
+               text: { row, _ in row.usage?.usePercent ?? "" }, json: { .string($0.usage?.usePercent) }),
     ]
 
     /// The columns `--output` names (nil: the defaults); "+COLS" adds to the defaults.
@@ -74,11 +92,32 @@ public enum DeviceColumns {
     /// The device a device sits on: a partition's disk, else the first device it is stacked on.
     static func parentName(of device: BlockDevice) -> String? { device.parent ?? device.slaves.first }
 
+    /// The columns that need the space of a mounted filesystem (statvfs).
+    public static let spaceColumns: Set<String> = ["FSSIZE", "FSUSED", "FSAVAIL", "FSUSE%"]
+
     private static func property(
         _ name: String, _ help: String, _ field: KeyPath<DeviceProperties, String?> & Sendable
     ) -> Column<DeviceRow> {
-        Column(name, help: help, text: { row, _ in escapedForTable(row.device.properties[keyPath: field] ?? "") },
-               json: { .string($0.device.properties[keyPath: field]) })
+        cell(name, help, { $0.device.properties[keyPath: field] })
+    }
+
+    /// A text column: escaped in the table, exact in JSON, --raw and --pairs.
+    private static func cell(
+        _ name: String, _ help: String, _ value: @escaping @Sendable (DeviceRow) -> String?,
+        prefix: @escaping @Sendable (DeviceRow) -> String = { _ in "" }
+    ) -> Column<DeviceRow> {
+        Column(name, help: help, text: { row, _ in prefix(row) + escapedForTable(value(row) ?? "") },
+               json: { .string(value($0)) }, plain: { row, _ in value(row) ?? "" })
+    }
+
+    /// A size of the mounted filesystem, as lsblk prints it: "0" for none, null when not mounted.
+    private static func space(_ name: String, _ help: String, _ field: KeyPath<FilesystemUsage, UInt64> & Sendable) -> Column<DeviceRow> {
+        Column(name, help: help, rightAligned: true,
+               text: { row, bytes in
+                   guard let value = row.usage?[keyPath: field] else { return "" }
+                   return bytes || value == 0 ? String(value) : ByteSize.format(value)
+               },
+               json: { .uint($0.usage?[keyPath: field]) })
     }
 
     private static func flag(_ name: String, _ help: String, _ field: KeyPath<BlockDevice, Bool> & Sendable) -> Column<DeviceRow> {

@@ -2,11 +2,28 @@ import CarveCore
 
 /// What `carve devices` lists: the whole tree, or the named devices with what sits on them.
 enum DeviceListing {
-    static func forest(of source: any DeviceSource, paths: [String]) throws -> [DeviceTreeNode] {
-        // Every named path is checked before anything is printed.
-        guard !paths.isEmpty else { return DeviceTree.build(try source.devices()) }
-        let named = try paths.map { try source.device(at: $0).name }
-        return DeviceTree.build(try source.devices(under: named), roots: named)
+    /// The forest, and one message per named path that is not a block device the
+    /// kernel lists. As lsblk, the devices found are shown and the others named.
+    static func forest(of source: any DeviceSource, paths: [String]) throws -> (forest: [DeviceTreeNode], missing: [String]) {
+        guard !paths.isEmpty else { return (DeviceTree.build(try source.devices()), []) }
+        var named: [String] = [], missing: [String] = []
+        for path in paths {
+            do { named.append(try source.device(at: path).name) } catch let error as UsageError { missing.append(error.message) }
+        }
+        guard !named.isEmpty else { return ([], missing) }
+        return (DeviceTree.build(try source.devices(under: named), roots: named), missing)
+    }
+
+    /// lsblk's status when devices were named: 32 when none was found; carve's partial
+    /// failure (4) when some were (lsblk says 64, which is carve's usage error).
+    static func status(named: Int, missing: Int) -> ExitStatus {
+        guard missing > 0 else { return .success }
+        return missing == named ? .noDeviceFound : .partialFailure
+    }
+
+    /// `--nodeps`: the named (or top-level) devices alone, without what sits on them.
+    static func withoutDependents(_ forest: [DeviceTreeNode]) -> [DeviceTreeNode] {
+        forest.map { DeviceTreeNode(device: $0.device) }
     }
 
     /// The stderr line saying which shown columns stayed empty because a device could

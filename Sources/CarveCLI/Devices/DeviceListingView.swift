@@ -1,21 +1,41 @@
 import CarveCore
 
-/// `carve devices` output: a tree (or with `--list` a flat list) as a table, or
-/// JSON shaped exactly like `lsblk -J -b` for the same columns.
+/// `carve devices` output: a tree (or with `--list` a flat list) as a table, lsblk's
+/// `--raw` and `--pairs` lines, or JSON shaped exactly like `lsblk -J -b` for the same columns.
 public struct DeviceListingView {
+    public enum Format: Sendable { case table, raw, pairs, json }
+
     public var forest: [DeviceTreeNode]
     public var columns: [Column<DeviceRow>]
-    public var list: Bool
+    public var format: Format
+    /// A tree (lsblk's default) or, with `--list`, a flat list; `--raw` and `--pairs` are always flat.
+    public var tree: Bool
     public var bytes: Bool
+    public var headings = true
+    /// `--paths`: /dev paths in NAME, KNAME and PKNAME.
+    public var paths = false
+    /// The space of each mounted filesystem, asked only when a FS* column is shown.
+    public var space: (any FilesystemSpaceSource)? = nil
 
-    public init(forest: [DeviceTreeNode], columns: [Column<DeviceRow>], list: Bool, bytes: Bool) {
-        self.forest = forest; self.columns = columns; self.list = list; self.bytes = bytes
+    public init(forest: [DeviceTreeNode], columns: [Column<DeviceRow>], format: Format, tree: Bool, bytes: Bool) {
+        self.forest = forest; self.columns = columns; self.format = format; self.tree = tree; self.bytes = bytes
     }
 
-    public func table() -> String {
-        if list { return TextTable(columns: columns, rows: DeviceTree.flattened(forest).map { DeviceRow($0) }, bytes: bytes).rendered() }
+    public func rendered() -> String {
+        switch format {
+        case .json: return json().rendered() + "\n"
+        case .raw: return ScriptTable.rendered(.raw, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
+        case .pairs: return ScriptTable.rendered(.pairs, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
+        case .table: return table()
+        }
+    }
+
+    func table() -> String {
+        // lsblk prints nothing at all, not even the header, when no device was found.
+        guard !forest.isEmpty else { return "" }
+        if !tree { return rendered(TextTable(columns: columns, rows: flatRows(sorted: true), bytes: bytes)) }
         let lines = DeviceTree.lines(forest)
-        var table = TextTable(columns: columns, rows: lines.map { DeviceRow($0.device, treePrefix: $0.prefix) }, bytes: bytes)
+        var table = TextTable(columns: columns, rows: lines.map { row($0.device, treePrefix: $0.prefix) }, bytes: bytes)
         // A row printed on several lines (several mountpoints) keeps the tree's lines going in NAME.
         if let name = columns.firstIndex(where: { $0.name == "NAME" }) {
             for (index, line) in lines.enumerated() {
@@ -24,15 +44,36 @@ public struct DeviceListingView {
                 table.rows[index][name] += String(repeating: "\n" + line.continuation, count: height - 1)
             }
         }
+        return rendered(table)
+    }
+
+    private func rendered(_ table: TextTable) -> String {
+        var table = table
+        table.omitsHeader = !headings
+        table.padsTrailingCells = true
         return table.rendered()
     }
 
-    /// `{"blockdevices": [...]}` with "children" arrays in tree mode, flat with `--list`.
+    /// `{"blockdevices": [...]}` with "children" arrays in tree mode, flat otherwise.
     public func json() -> JSONValue {
-        let devices = list
-            ? DeviceTree.flattened(forest).map { object(for: $0, children: []) }
-            : forest.map(object(for:))
+        let devices = tree
+            ? forest.map(object(for:))
+            : DeviceTree.sortedByNumber(treeOrder).map { object(for: $0, children: []) }
         return .object([("blockdevices", .array(devices))])
+    }
+
+    /// Every line of the tree, a device under two parents twice, as lsblk prints them.
+    private var treeOrder: [BlockDevice] { DeviceTree.lines(forest).map(\.device) }
+
+    /// `--raw` and `--pairs` keep the tree's order; a plain `--list` is sorted by MAJ:MIN
+    /// as a whole, as lsblk sorts it (a loop device's partitions, 259:N, come after 7:N).
+    private func flatRows(sorted: Bool = false) -> [DeviceRow] {
+        (sorted ? DeviceTree.sortedByNumber(treeOrder) : treeOrder).map { row($0) }
+    }
+
+    private func row(_ device: BlockDevice, treePrefix: String = "") -> DeviceRow {
+        let usage = space.flatMap { space in device.spaceMountpoint.flatMap(space.usage(at:)) }
+        return DeviceRow(device, treePrefix: treePrefix, usage: usage, paths: paths)
     }
 
     private func object(for node: DeviceTreeNode) -> JSONValue {
@@ -40,7 +81,7 @@ public struct DeviceListingView {
     }
 
     private func object(for device: BlockDevice, children: [JSONValue]) -> JSONValue {
-        let row = DeviceRow(device)
+        let row = row(device)
         var members = columns.map { ($0.key, $0.json(row)) }
         if !children.isEmpty { members.append(("children", .array(children))) }
         return .object(members)

@@ -14,13 +14,17 @@ public struct Column<Row>: Sendable {
     /// The cell text; `bytes` is true under `--bytes`.
     public let text: @Sendable (Row, _ bytes: Bool) -> String
     public let json: @Sendable (Row) -> JSONValue
+    /// The cell before the table's escaping, for formats that escape their own way
+    /// (lsblk's --raw and --pairs); `text` when the column has no such difference.
+    public let plain: @Sendable (Row, _ bytes: Bool) -> String
 
     public init(
         _ name: String, key: String? = nil, help: String, rightAligned: Bool = false,
-        text: @escaping @Sendable (Row, Bool) -> String, json: @escaping @Sendable (Row) -> JSONValue
+        text: @escaping @Sendable (Row, Bool) -> String, json: @escaping @Sendable (Row) -> JSONValue,
+        plain: (@Sendable (Row, Bool) -> String)? = nil
     ) {
         self.name = name; self.key = key ?? name.lowercased(); self.help = help
-        self.rightAligned = rightAligned; self.text = text; self.json = json
+        self.rightAligned = rightAligned; self.text = text; self.json = json; self.plain = plain ?? text
     }
 }
 
@@ -52,6 +56,11 @@ public struct TextTable {
     public var headers: [String]
     public var rightAligned: [Bool]
     public var rows: [[String]] = []
+    /// `--noheadings`: the header still sets the widths, as in lsblk, but is not printed.
+    public var omitsHeader = false
+    /// lsblk pads the empty cells at the end of a line (all but the last column); carve's
+    /// own tables end each line at its last character.
+    public var padsTrailingCells = false
 
     public init(headers: [String], rightAligned: [Bool]) {
         self.headers = headers
@@ -68,19 +77,21 @@ public struct TextTable {
         var widths = Array(repeating: 0, count: headers.count)
         for row in all { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) } }
         var out = ""
-        for row in all {
+        for row in all.dropFirst(omitsHeader ? TextTable.physicalLines(headers).count : 0) {
             var line = ""
             for (index, cell) in row.enumerated() {
                 let gap = widths[index] - displayWidth(cell)
                 let last = index == row.count - 1
-                if rightAligned[index] {
+                if last && cell.isEmpty && padsTrailingCells {
+                    // lsblk pads every cell but an empty last one.
+                } else if rightAligned[index] {
                     line += String(repeating: " ", count: gap) + cell
                 } else {
                     line += cell + (last ? "" : String(repeating: " ", count: gap))
                 }
                 if !last { line += " " }
             }
-            while line.hasSuffix(" ") { line.removeLast() }
+            if !padsTrailingCells { while line.hasSuffix(" ") { line.removeLast() } }
             out += line + "\n"
         }
         return out

@@ -5,6 +5,8 @@ import CarveLinux
 public protocol OutputSink: Sendable {
     func write(_ text: String)
     func writeError(_ text: String)
+    /// stderr text that `--quiet` keeps: errors, a prompt, an interruption.
+    func writeEssential(_ text: String)
 }
 
 /// Everything a command needs from the outside world. `main` hands in the real
@@ -29,13 +31,17 @@ public struct Services: Sendable {
     public var filesystemSizer: any FilesystemSizer
     /// The mount table, for `check`.
     public var mounts: any MountTable
+    /// The space of mounted filesystems (statvfs), for the FS* columns of `devices`.
+    public var filesystemSpace: any FilesystemSpaceSource
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
         output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
         partitionTables: any PartitionTableReader = FdiskPartitionTableReader(),
-        filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable()
+        filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable(),
+        filesystemSpace: any FilesystemSpaceSource = StatvfsSpace()
     ) {
+        self.filesystemSpace = filesystemSpace
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
         self.devices = devices; backends = SnapshotBackends(snapshots); self.clock = clock; self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
@@ -46,6 +52,8 @@ public struct Services: Sendable {
 }
 
 extension OutputSink {
+    public func writeEssential(_ text: String) { writeError(text) }
+
     /// Writes a line to stdout.
     public func line(_ text: String) { write(text + "\n") }
     /// Writes `carve: warning: …` to stderr, one line whatever names it holds.

@@ -9,6 +9,13 @@ public struct DeviceNumber: Sendable, Hashable, Codable, CustomStringConvertible
     public var minor: UInt32
     public init(major: UInt32, minor: UInt32) { self.major = major; self.minor = minor }
     public var description: String { "\(major):\(minor)" }
+
+    /// The number as makedev(3) packs it, the order lsblk sorts devices in (so a minor
+    /// of 256 or more sorts after a higher major, as there).
+    public var packed: UInt64 {
+        let major = UInt64(major), minor = UInt64(minor)
+        return ((major & 0xffff_f000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffff_ff00) << 12) | (minor & 0xff)
+    }
 }
 
 /// Identification of a device's content: filesystem, partition entry, partition table,
@@ -78,6 +85,8 @@ public struct BlockDevice: Sendable, Hashable, Codable {
     public var properties: DeviceProperties
     /// Where the device is mounted, in mount-table order; empty when not mounted.
     public var mountpoints: [String]
+    /// The one mountpoint lsblk's MOUNTPOINT column shows (see `attachMountpoints`).
+    public var primaryMountpoint: String? = nil
     /// For a device-mapper device: its name (sysfs `dm/name`), which lsblk shows as NAME
     /// and under /dev/mapper; nil otherwise.
     public var mapperName: String? = nil
@@ -98,5 +107,6 @@ public struct BlockDevice: Sendable, Hashable, Codable {
         self.size = size; self.sectorSize = sectorSize; self.readOnly = readOnly; self.removable = removable
         self.rotational = rotational; self.parent = parent; self.start = start; self.holders = holders
         self.slaves = slaves; self.properties = properties; self.mountpoints = mountpoints
+        primaryMountpoint = mountpoints.first
     }
 }

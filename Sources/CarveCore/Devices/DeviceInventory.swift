@@ -133,6 +133,7 @@ public struct DeviceInventory: Sendable {
     /// to every device of the same btrfs filesystem (same UUID), as lsblk groups them.
     /// Latest mount first: lsblk walks the mount table backwards, and scripts compare orders.
     public static func attachMountpoints(to devices: inout [BlockDevice], from mounts: [MountEntry]) {
+        var rootShown = Set<String>()
         for mount in mounts.reversed() {
             var targets = Set(devices.indices.filter { devices[$0].number == mount.number })
             if targets.isEmpty, mount.source.hasPrefix("/") {
@@ -147,7 +148,17 @@ public struct DeviceInventory: Sendable {
             }
             for index in targets.sorted() where !devices[index].mountpoints.contains(mount.mountpoint) {
                 devices[index].mountpoints.append(mount.mountpoint)
+                primary(of: &devices[index], mount, rootShown: &rootShown)
             }
+        }
+    }
+
+    /// lsblk's single mountpoint: the latest mount, but a mount of the filesystem's
+    /// root ("/") wins over a latest mount of a subvolume or subdirectory.
+    private static func primary(of device: inout BlockDevice, _ mount: MountEntry, rootShown: inout Set<String>) {
+        if device.primaryMountpoint == nil || (!rootShown.contains(device.name) && mount.root == "/") {
+            device.primaryMountpoint = mount.mountpoint
+            if mount.root == "/" { rootShown.insert(device.name) }
         }
     }
 }

@@ -23,9 +23,11 @@ public enum DeviceTree {
     /// The forest of `devices`, or of the named devices only (each with what sits on it).
     public static func build(_ devices: [BlockDevice], roots names: [String]? = nil) -> [DeviceTreeNode] {
         let byName = Dictionary(devices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let rootDevices: [BlockDevice]
+        var rootDevices: [BlockDevice]
         if let names {
-            rootDevices = names.compactMap { byName[$0] }
+            // Each named device is a root, even one that also sits under another named one, as in lsblk.
+            var seen = Set<String>()
+            rootDevices = names.filter { seen.insert($0).inserted }.compactMap { byName[$0] }
         } else {
             rootDevices = devices.filter { device in
                 let onParent = device.parent.map { byName[$0] != nil } ?? false
@@ -33,11 +35,13 @@ public enum DeviceTree {
                 return !onParent && !onSlave
             }
         }
+        // lsblk sorts by MAJ:MIN: the roots, and the children of each device.
+        rootDevices = sortedByNumber(rootDevices)
         var partitions: [String: [BlockDevice]] = [:]
         for device in devices { if let parent = device.parent { partitions[parent, default: []].append(device) } }
         func node(_ device: BlockDevice, path: Set<String>) -> DeviceTreeNode {
             // The path guard stops a malformed holder cycle from recursing forever.
-            let below = (partitions[device.name] ?? []) + device.holders.compactMap { byName[$0] }
+            let below = sortedByNumber((partitions[device.name] ?? []) + device.holders.compactMap { byName[$0] })
             let children = below.filter { !path.contains($0.name) }.map { node($0, path: path.union([$0.name])) }
             return DeviceTreeNode(device: device, children: children)
         }
@@ -59,7 +63,12 @@ public enum DeviceTree {
         return out
     }
 
-    /// Every device of the forest once, in tree order, for `--list`.
+    /// `devices` in lsblk's order, by packed device number; stable for equal numbers.
+    public static func sortedByNumber(_ devices: [BlockDevice]) -> [BlockDevice] {
+        devices.enumerated().sorted { ($0.element.number.packed, $0.offset) < ($1.element.number.packed, $1.offset) }.map(\.element)
+    }
+
+    /// Every device of the forest once, in tree order.
     public static func flattened(_ forest: [DeviceTreeNode]) -> [BlockDevice] {
         var seen = Set<String>()
         return lines(forest).map(\.device).filter { seen.insert($0.name).inserted }

@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case doesNotFit = 3
     /// Some items failed, the others were done.
     case partialFailure = 4
+    /// `devices`: none of the named devices was found (lsblk's 32).
+    case noDeviceFound = 32
     /// Usage error or bad input; nothing was changed.
     case usage = 64
     /// Another carve holds the lock.
@@ -25,6 +27,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .failure: "failure: nothing could be done"
         case .doesNotFit: "check: the operation does not fit"
         case .partialFailure: "partial failure: some items failed, the others were done"
+        case .noDeviceFound: "devices: none of the named devices was found"
         case .usage: "usage error or bad input; nothing was changed"
         case .locked: "another carve holds the lock"
         case .needsRoot: "the operation needs root"
