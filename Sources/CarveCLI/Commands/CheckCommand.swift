@@ -39,14 +39,20 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Take the device out of its multi-device btrfs (btrfs device remove): can the other devices hold everything?")
     var remove = false
 
-    @Flag(help: "Print the report as JSON.")
-    var json = false
+    @Flag(name: .customLong("json"), help: "Print the report as JSON.")
+    var jsonFlag = false
+
+    @OptionGroup var reportOptions: ReportOptions
 
     func run() throws {
         let operation = try requestedOperation()
-        let services = Services.current
+        let services = reportOptions.shaped(Services.current)
         let report = try Check.run(device: device, operation: operation, in: services.checkEnvironment)
-        services.output.write(json ? CheckReportView.json(report).rendered() + "\n" : CheckReportView.text(report))
+        if jsonFlag || reportOptions.compact {
+            services.output.write(CheckReportView.json(report).rendered() + "\n")
+        } else if !reportOptions.quiet {
+            services.output.write(CheckReportView.text(report))
+        }
         guard report.verdict == .fits else { throw CommandExit(.doesNotFit) }
     }
 }

@@ -32,6 +32,10 @@ struct SnapshotsListCommand: ParsableCommand {
     @OptionGroup var options: ListOptions
 
     func run() throws {
+        try options.report.apply(list)
+    }
+
+    private func list() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return SnapshotListingView.columnHelp(to: services.output) }
         let view = try SnapshotListingView(options: options)

@@ -7,13 +7,15 @@ struct SnapshotsThinCommand: ParsableCommand {
         commandName: "thin",
         abstract: "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back, as tmutil thinlocalsnapshots.",
         discussion: """
-            The space a snapshot frees comes from btrfs quotas (exclusive bytes); with quotas off carve \
-            cannot estimate it and deletes nothing. The estimate is a lower bound. When even every eligible \
-            snapshot frees less than SIZE, nothing is deleted unless --best-effort.
+            The space a snapshot frees is its exclusive bytes: from btrfs quotas when they are on and \
+            consistent, else read from the extent trees (--sizes auto, the default; quotas are never turned \
+            on). The estimate is a lower bound. When even every eligible snapshot frees less than SIZE, \
+            nothing is deleted unless --best-effort.
 
             Examples:
               carve snapshots thin / --free 20G --dry-run
               carve snapshots thin / --free 20G --wait --yes
+              carve snapshots thin / --free 20G --yes --quiet
             """
     )
 

@@ -11,7 +11,7 @@ enum Confirmation {
             throw UsageError("refusing to delete \(what) without confirmation: stdin is not a terminal (pass --yes); nothing deleted")
         }
         let frees = estimate.map { ", freeing at least \(ByteSize.format($0))" } ?? ""
-        services.output.writeError("Delete \(what)\(frees)? [y/N] ")
+        services.output.writeEssential("Delete \(what)\(frees)? [y/N] ")
         let answer = deletion.readAnswer()?.trimmingSpaces.lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
             throw RuntimeError("not confirmed: nothing deleted")

@@ -12,7 +12,7 @@ struct DeletionFlow {
     /// Checks root first (exit 77 before anything), then the shared options.
     init(options: DeletionOptions) throws {
         self.options = options
-        services = Services.current
+        services = options.report.shaped(Services.current)
         deletion = DeletionServices.current
         guard services.isRoot else { throw NeedsRootError("deleting snapshots") }
         try options.check()
@@ -47,17 +47,20 @@ struct DeletionFlow {
             confirm: { plan in
                 // The table is for a person about to answer; with --yes the audit trail lists each snapshot.
                 let view = DeletionReportView(plan: plan, dryRun: false)
-                if !options.json { output.writeError(view.planText(table: !options.yes)) }
+                // A prompt needs its plan, even under --quiet.
+                if !options.json {
+                    if options.yes { output.writeError(view.planText(table: false)) } else { output.writeEssential(view.planText(table: true)) }
+                }
                 try Confirmation.confirm(
                     count: plan.toDelete.count, estimate: plan.estimatedReclaim, yes: options.yes, services: services,
                     deletion: deletion)
             },
             catchInterrupts: { flag in
-                deletion.catchInterrupts(flag) { output.writeError("\ncarve: interrupted: stopping after the snapshot being deleted\n") }
+                deletion.catchInterrupts(flag) { output.writeEssential("\ncarve: interrupted: stopping after the snapshot being deleted\n") }
             },
             outcome: { outcome, index, _ in
                 progress.advance(to: index)
-                for line in AuditTrail.lines(for: outcome) { progress.line(line) }
+                for line in AuditTrail.lines(for: outcome) { progress.line(line, essential: !outcome.isDone) }
                 if outcome.isDone, syslog { deletion.systemLog(AuditTrail.syslogLine(for: outcome)) }
             },
             deleted: { progress.finish() },
@@ -70,7 +73,7 @@ struct DeletionFlow {
     private func finish(_ view: DeletionReportView) throws {
         if options.json {
             output.line(view.json().rendered())
-        } else {
+        } else if !options.report.quiet {
             if view.dryRun || view.plan.toDelete.isEmpty { output.write(view.planText()) }
             output.line(view.summaryText())
         }

@@ -32,8 +32,12 @@ struct DeletionOptions: ParsableArguments {
     @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
     var syslog = false
 
-    @Flag(help: "Print the result as JSON on stdout.")
-    var json = false
+    @Flag(name: .customLong("json"), help: "Print the result as JSON on stdout.")
+    var jsonFlag = false
+
+    @OptionGroup var report: ReportOptions
+
+    var json: Bool { jsonFlag || report.compact }
 
     @Option(help: ArgumentHelp(
         "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",

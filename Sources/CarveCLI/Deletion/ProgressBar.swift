@@ -18,10 +18,11 @@ final class ProgressBar {
         draw()
     }
 
-    /// Writes a whole line to stderr without tearing the bar.
-    func line(_ text: String) {
+    /// Writes a whole line to stderr without tearing the bar; an essential line (a
+    /// snapshot that could not be deleted) is kept under --quiet.
+    func line(_ text: String, essential: Bool = false) {
         if enabled { output.writeError("\r\u{1B}[K") }
-        output.writeError(text + "\n")
+        if essential { output.writeEssential(text + "\n") } else { output.writeError(text + "\n") }
         draw()
     }
 

@@ -16,8 +16,12 @@ struct ListOptions: ParsableArguments {
     @Flag(help: "Show every snapshot the other criteria match, with DECISION (delete or keep) and KEPT-BY (the retention rules that keep it).")
     var explain = false
 
-    @Flag(help: "Print JSON: {\"snapshots\": [...]}.")
-    var json = false
+    @Flag(name: .customLong("json"), help: "Print JSON: {\"snapshots\": [...]}.")
+    var jsonFlag = false
+
+    @OptionGroup var report: ReportOptions
+
+    var json: Bool { jsonFlag || report.compact }
 
     @Option(name: [.short, .long], help: ArgumentHelp(
         "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).", valueName: "columns"))
