@@ -143,6 +143,9 @@ struct DocumentedExamplesTests {
         for command in ["devices", "snapshots list", "snapshots delete", "snapshots thin", "check"] {
             #expect(examples.contains { $0.text.contains("carve \(command)") }, "no example of carve \(command)")
         }
+        // What expectWhatQuietPromises holds the docs to must be there to hold them to.
+        #expect(examples.contains { $0.kind == .script && $0.text.contains("--quiet --compact >> ") }, "no cron line logging JSON Lines")
+        #expect(examples.contains { $0.text.hasSuffix("--yes --quiet") }, "no quiet example")
     }
 
     @Test func everyDocumentedExampleRunsAsWritten() throws {
@@ -158,6 +161,29 @@ struct DocumentedExamplesTests {
             let result = try machine.run(example)
             #expect(Self.expected(example).contains(result.status),
                     "\(example.source): `\(machine.substituted(example.text))` exited \(result.status): \(result.stderr)\(result.stdout.suffix(300))")
+            try expectWhatQuietPromises(example, result, machine)
+        }
+    }
+
+    /// A `--quiet` example that succeeds says nothing on stderr (nor on stdout without
+    /// JSON); one appending `--compact` JSON to a log adds exactly one JSON line per run.
+    func expectWhatQuietPromises(_ example: DocumentedExample, _ result: Shell.Result, _ machine: Machine) throws {
+        guard example.text.contains("--quiet"), result.status == 0 else { return }
+        #expect(result.stderr.isEmpty, "\(example.source): a quiet run wrote to stderr: \(result.stderr)")
+        if !example.text.contains("--json") && !example.text.contains("--compact") {
+            #expect(result.stdout.isEmpty, "\(example.source): a quiet run printed: \(result.stdout)")
+        }
+        let script = machine.substituted(example.text)
+        guard example.text.contains("--compact"),
+              let match = script.range(of: #"(?<=>> )\S+"#, options: .regularExpression) else { return }
+        // Once more, with nothing left to do: the log gains its second line.
+        _ = try machine.run(example)
+        let log = try String(contentsOfFile: String(script[match]), encoding: .utf8)
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines.last == "", "\(example.source): two runs, two lines:\n\(log)")
+        for line in lines.dropLast() {
+            let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(json?["started"] is String && json?["carve_version"] is String, "\(example.source): \(line)")
         }
     }
 }
