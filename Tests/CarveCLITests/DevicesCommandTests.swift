@@ -39,16 +39,17 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
         let result = carve([])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
-        // As lsblk: sorted by MAJ:MIN, and every cell but an empty last one is padded.
+        // As lsblk: sorted by MAJ:MIN, SIZE at least 5 wide (its width hint), and every cell
+        // but an empty last one padded.
         #expect(result.stdout.split(separator: "\n", omittingEmptySubsequences: false) == [
-            "NAME     SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS",
-            "loop0      1G loop  btrfs       pool    5e3c1d7a-2b4f-4c89-8a1e-3f2d6b7c9a02 ",
-            "sda       20G disk                                                           ",
-            "├─sda1   512M part  vfat        EFI     1A2B-3C4D                            /boot/efi",
-            "├─sda2    10G part  ext4        my data 0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /srv",
-            "│                                                                            /mnt/data copy",
-            "└─sda3   9.5G part  crypto_LUKS         9f8e7d6c-5b4a-4938-8271-605f4e3d2c07 ",
-            "  └─dm-0 9.5G crypt ext4        root    0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /",
+            "NAME      SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS",
+            "loop0       1G loop  btrfs       pool    5e3c1d7a-2b4f-4c89-8a1e-3f2d6b7c9a02 ",
+            "sda        20G disk                                                           ",
+            "├─sda1    512M part  vfat        EFI     1A2B-3C4D                            /boot/efi",
+            "├─sda2     10G part  ext4        my data 0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /srv",
+            "│                                                                             /mnt/data copy",
+            "└─sda3    9.5G part  crypto_LUKS         9f8e7d6c-5b4a-4938-8271-605f4e3d2c07 ",
+            "  └─dm-0  9.5G crypt ext4        root    0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01 /",
             "",
         ])
     }
@@ -58,11 +59,11 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
         #expect(result.status == 0)
         #expect(result.stdout == """
             NAME         SIZE MAJ:MIN PTTYPE    START RO ROTA
-            loop0  1073741824 7:0                      0    0
-            sda   21474836480 8:0     gpt              0    1
-            sda1    536870912 8:1     gpt        2048  0    1
-            sda2  10737418240 8:2     gpt     1050624  0    1
-            sda3  10200547328 8:3     gpt    22022144  0    1
+            loop0  1073741824   7:0                    0    0
+            sda   21474836480   8:0   gpt              0    1
+            sda1    536870912   8:1   gpt        2048  0    1
+            sda2  10737418240   8:2   gpt     1050624  0    1
+            sda3  10200547328   8:3   gpt    22022144  0    1
             dm-0  10183770112 254:0                    0    0
 
             """)
@@ -70,7 +71,7 @@ private func carve(_ arguments: [String], devices: FakeDeviceSource = machine, i
 
     @Test func plusAddsColumnsToTheDefaults() {
         let header = carve(["-o", "+PARTLABEL"]).stdout.split(separator: "\n").first.map(String.init)
-        #expect(header == "NAME     SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS    PARTLABEL")
+        #expect(header == "NAME      SIZE TYPE  FSTYPE      LABEL   UUID                                 MOUNTPOINTS    PARTLABEL")
     }
 
     @Test func unknownColumnIsAUsageErrorOnOneLine() {

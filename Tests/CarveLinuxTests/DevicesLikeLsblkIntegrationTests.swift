@@ -3,10 +3,11 @@ import CarveTestSupport
 import Foundation
 import Testing
 
-/// `carve devices` in lsblk's script formats against lsblk itself, byte for byte, on
-/// the same loop devices with udevd running: --raw, --pairs, --noheadings, --paths,
-/// --nodeps, --bytes and the FS* columns (statvfs of mounted filesystems), and the
-/// exit status when no named device exists.
+/// `carve devices` against lsblk itself, byte for byte, on the same loop devices with
+/// udevd running: tables and lists, --raw, --pairs, --noheadings, --paths, --nodeps,
+/// --bytes and the FS* columns (statvfs of mounted filesystems), and the exit status
+/// when no named device exists. (The fixture's names are ASCII: in a table, lsblk
+/// escapes other bytes by the locale, carve keeps UTF-8 as it is.)
 @Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
 struct DevicesLikeLsblkIntegrationTests {
     /// The shapes scripts use; each is run by both tools with the fixture's devices named.
@@ -19,9 +20,15 @@ struct DevicesLikeLsblkIntegrationTests {
         ["-rnd", "-o", "NAME,SIZE,TYPE,PTTYPE"],
         ["-Pnpd", "-o", "NAME,RO,RM,ROTA,LOG-SEC"],
         ["-nr", "-o", "NAME,UUID,PARTUUID,PARTLABEL,PARTTYPE,START"],
+        // Tables: lsblk's tree, padding, width hints and MAJ:MIN alignment.
+        ["-o", "NAME,MAJ:MIN,RM,SIZE,RO,TYPE,MOUNTPOINTS"],
+        ["-o", "NAME,FSTYPE,FSSIZE,FSUSED,FSAVAIL,FSUSE%,MOUNTPOINT"],
+        ["-l", "-o", "NAME,KNAME,PKNAME,SIZE,START,LOG-SEC,PTTYPE,PARTTYPE"],
+        ["-lnb", "-o", "NAME,SIZE,UUID,PARTUUID,RO,RM,ROTA"],
+        ["-dp", "-o", "NAME,SIZE,TYPE,PTUUID"],
     ]
 
-    @Test func scriptFormatsAreByteIdenticalToLsblk() throws {
+    @Test func outputIsByteIdenticalToLsblk() throws {
         let startedByUs = try Udevd.start()
         defer { Udevd.stop(startedByUs: startedByUs) }
         try withFilesystemsFixture { fixture in

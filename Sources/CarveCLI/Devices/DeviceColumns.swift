@@ -35,30 +35,32 @@ public enum DeviceColumns {
         cell("NAME", "device name", { $0.name }, prefix: { $0.treePrefix }),
         cell("KNAME", "internal kernel device name", { $0.kernelName }),
         cell("PATH", "path to the device node", { $0.device.path }),
-        Column("MAJ:MIN", help: "major:minor device number", text: { row, _ in row.device.number.description },
-               json: { .string($0.device.number.description) }),
-        Column("SIZE", help: "size of the device", rightAligned: true,
+        // A table aligns the colon as lsblk does ("  8:0  "); JSON, --raw and --pairs say "8:0".
+        Column("MAJ:MIN", help: "major:minor device number", widthHint: 6,
+               text: { row, _ in aligned(row.device.number) },
+               json: { .string($0.device.number.description) }, plain: { row, _ in row.device.number.description }),
+        Column("SIZE", help: "size of the device", rightAligned: true, widthHint: 5,
                text: { row, bytes in bytes ? String(row.device.size) : ByteSize.format(row.device.size) },
                json: { .uint($0.device.size) }),
-        Column("TYPE", help: "device type", text: { row, _ in row.device.type },
+        Column("TYPE", help: "device type", widthHint: 4, text: { row, _ in row.device.type },
                json: { .string($0.device.type) }),
         property("FSTYPE", "filesystem type", \.fsType),
         property("FSVER", "filesystem version", \.fsVersion),
         property("LABEL", "filesystem LABEL", \.label),
-        property("UUID", "filesystem UUID", \.uuid),
-        property("PARTUUID", "partition UUID", \.partUUID),
-        property("PARTTYPE", "partition type code or UUID", \.partType),
+        property("UUID", "filesystem UUID", \.uuid, widthHint: 36),
+        property("PARTUUID", "partition UUID", \.partUUID, widthHint: 36),
+        property("PARTTYPE", "partition type code or UUID", \.partType, widthHint: 36),
         property("PARTLABEL", "partition LABEL", \.partLabel),
         property("PTTYPE", "partition table type", \.ptType),
-        property("PTUUID", "partition table identifier (usually UUID)", \.ptUUID),
+        property("PTUUID", "partition table identifier (usually UUID)", \.ptUUID, widthHint: 36),
         flag("RO", "read-only device", \.readOnly),
         flag("RM", "removable device", \.removable),
         flag("ROTA", "rotational device", \.rotational),
         property("MODEL", "device identifier", \.model),
         property("SERIAL", "disk serial number", \.serial),
-        Column("START", help: "partition start offset (in 512-byte sectors)", rightAligned: true,
+        Column("START", help: "partition start offset (in 512-byte sectors)", rightAligned: true, widthHint: 5,
                text: { row, _ in row.device.start.map(String.init) ?? "" }, json: { .uint($0.device.start) }),
-        Column("LOG-SEC", help: "logical sector size", rightAligned: true,
+        Column("LOG-SEC", help: "logical sector size", rightAligned: true, widthHint: 7,
                text: { row, _ in String(row.device.sectorSize) }, json: { .uint($0.device.sectorSize) }),
         cell("PKNAME", "internal parent kernel device name", { $0.parentName }),
         cell("MOUNTPOINT", "where the device is mounted", { $0.device.primaryMountpoint }),
@@ -72,7 +74,7 @@ public enum DeviceColumns {
         space("FSSIZE", "filesystem size", \.size),
         space("FSUSED", "filesystem size used", \.used),
         space("FSAVAIL", "filesystem size available", \.available),
-        Column("FSUSE%", help: "filesystem use percentage", rightAligned: true,
+        Column("FSUSE%", help: "filesystem use percentage", rightAligned: true, widthHint: 3,
                text: { row, _ in row.usage?.usePercent ?? "" }, json: { .string($0.usage?.usePercent) }),
     ]
 
@@ -96,23 +98,30 @@ public enum DeviceColumns {
     public static let spaceColumns: Set<String> = ["FSSIZE", "FSUSED", "FSAVAIL", "FSUSE%"]
 
     private static func property(
-        _ name: String, _ help: String, _ field: KeyPath<DeviceProperties, String?> & Sendable
+        _ name: String, _ help: String, _ field: KeyPath<DeviceProperties, String?> & Sendable, widthHint: Int = 0
     ) -> Column<DeviceRow> {
-        cell(name, help, { $0.device.properties[keyPath: field] })
+        cell(name, help, { $0.device.properties[keyPath: field] }, widthHint: widthHint)
+    }
+
+    /// lsblk's "%3u:%-3u".
+    static func aligned(_ number: DeviceNumber) -> String {
+        let major = String(number.major), minor = String(number.minor)
+        return String(repeating: " ", count: max(0, 3 - major.count)) + major + ":" + minor
+            + String(repeating: " ", count: max(0, 3 - minor.count))
     }
 
     /// A text column: escaped in the table, exact in JSON, --raw and --pairs.
     private static func cell(
         _ name: String, _ help: String, _ value: @escaping @Sendable (DeviceRow) -> String?,
-        prefix: @escaping @Sendable (DeviceRow) -> String = { _ in "" }
+        prefix: @escaping @Sendable (DeviceRow) -> String = { _ in "" }, widthHint: Int = 0
     ) -> Column<DeviceRow> {
-        Column(name, help: help, text: { row, _ in prefix(row) + escapedForTable(value(row) ?? "") },
+        Column(name, help: help, widthHint: widthHint, text: { row, _ in prefix(row) + escapedForTable(value(row) ?? "") },
                json: { .string(value($0)) }, plain: { row, _ in value(row) ?? "" })
     }
 
     /// A size of the mounted filesystem, as lsblk prints it: "0" for none, null when not mounted.
     private static func space(_ name: String, _ help: String, _ field: KeyPath<FilesystemUsage, UInt64> & Sendable) -> Column<DeviceRow> {
-        Column(name, help: help, rightAligned: true,
+        Column(name, help: help, rightAligned: true, widthHint: 5,
                text: { row, bytes in
                    guard let value = row.usage?[keyPath: field] else { return "" }
                    return bytes || value == 0 ? String(value) : ByteSize.format(value)

@@ -58,17 +58,18 @@ public struct DeviceListingView {
     public func json() -> JSONValue {
         let devices = tree
             ? forest.map(object(for:))
-            : DeviceTree.sortedByNumber(treeOrder).map { object(for: $0, children: []) }
+            : DeviceTree.sortedByNumber(DeviceTree.flattened(forest)).map { object(for: $0, children: []) }
         return .object([("blockdevices", .array(devices))])
     }
 
     /// Every line of the tree, a device under two parents twice, as lsblk prints them.
     private var treeOrder: [BlockDevice] { DeviceTree.lines(forest).map(\.device) }
 
-    /// `--raw` and `--pairs` keep the tree's order; a plain `--list` is sorted by MAJ:MIN
-    /// as a whole, as lsblk sorts it (a loop device's partitions, 259:N, come after 7:N).
+    /// `--raw` and `--pairs` keep the tree's order, every line of it; a plain `--list`
+    /// shows each device once, sorted by MAJ:MIN as a whole, as lsblk does (a loop
+    /// device's partitions, 259:N, come after 7:N).
     private func flatRows(sorted: Bool = false) -> [DeviceRow] {
-        (sorted ? DeviceTree.sortedByNumber(treeOrder) : treeOrder).map { row($0) }
+        (sorted ? DeviceTree.sortedByNumber(DeviceTree.flattened(forest)) : treeOrder).map { row($0) }
     }
 
     private func row(_ device: BlockDevice, treePrefix: String = "") -> DeviceRow {

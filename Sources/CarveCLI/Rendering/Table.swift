@@ -17,13 +17,16 @@ public struct Column<Row>: Sendable {
     /// The cell before the table's escaping, for formats that escape their own way
     /// (lsblk's --raw and --pairs); `text` when the column has no such difference.
     public let plain: @Sendable (Row, _ bytes: Bool) -> String
+    /// libsmartcols' absolute width hint (lsblk's SIZE is 5): the width a column takes
+    /// when its widest cell is at least its header but narrower than the hint.
+    public let widthHint: Int
 
     public init(
-        _ name: String, key: String? = nil, help: String, rightAligned: Bool = false,
+        _ name: String, key: String? = nil, help: String, rightAligned: Bool = false, widthHint: Int = 0,
         text: @escaping @Sendable (Row, Bool) -> String, json: @escaping @Sendable (Row) -> JSONValue,
         plain: (@Sendable (Row, Bool) -> String)? = nil
     ) {
-        self.name = name; self.key = key ?? name.lowercased(); self.help = help
+        self.name = name; self.key = key ?? name.lowercased(); self.help = help; self.widthHint = widthHint
         self.rightAligned = rightAligned; self.text = text; self.json = json; self.plain = plain ?? text
     }
 }
@@ -58,9 +61,10 @@ public struct TextTable {
     public var rows: [[String]] = []
     /// `--noheadings`: the header still sets the widths, as in lsblk, but is not printed.
     public var omitsHeader = false
-    /// lsblk pads the empty cells at the end of a line (all but the last column); carve's
-    /// own tables end each line at its last character.
+    /// lsblk pads the empty cells at the end of a line (all but the last column) and
+    /// honours width hints; carve's own tables end each line at its last character.
     public var padsTrailingCells = false
+    public var widthHints: [Int] = []
 
     public init(headers: [String], rightAligned: [Bool]) {
         self.headers = headers
@@ -70,12 +74,21 @@ public struct TextTable {
     public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
         self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
         self.rows = rows.map { row in columns.map { $0.text(row, bytes) } }
+        widthHints = columns.map(\.widthHint)
     }
 
     public func rendered() -> String {
         let all = ([headers] + rows).flatMap(TextTable.physicalLines)
         var widths = Array(repeating: 0, count: headers.count)
-        for row in all { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) } }
+        for row in all.dropFirst(TextTable.physicalLines(headers).count) {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+        }
+        for index in widths.indices {
+            let header = displayWidth(headers[index])
+            let hint = padsTrailingCells && index < widthHints.count ? widthHints[index] : 0
+            // libsmartcols: at least the header; else up to the hint when the header is narrower than it.
+            widths[index] = widths[index] < header ? header : widths[index] < hint && header < hint ? hint : widths[index]
+        }
         var out = ""
         for row in all.dropFirst(omitsHeader ? TextTable.physicalLines(headers).count : 0) {
             var line = ""
