@@ -30,10 +30,12 @@ struct BadInputBatteryTests {
             Case(["devices", "--output", "NAME,NOPE"], 64, "'NOPE'", "unknown column"),
             Case(["devices", "--output", "SIZE,"], 64, "unknown column ''"),
             Case(["devices", "--output", "name;rm"], 64, "'name;rm'"),
-            Case(["devices", file], 64, file, "regular file"),
-            Case(["devices", directory], 64, directory, "directory"),
-            Case(["devices", "/dev/null"], 64, "/dev/null", "character device"),
-            Case(["devices", missing], 64, missing, "no such file"),
+            // A named device not found is lsblk's 32, not a usage error.
+            Case(["devices", file], 32, file, "regular file"),
+            Case(["devices", directory], 32, directory, "directory"),
+            Case(["devices", "/dev/null"], 32, "/dev/null", "character device"),
+            Case(["devices", missing], 32, missing, "no such file"),
+            Case(["devices", "-J", "-P"], 64, "--json and --pairs are mutually exclusive"),
             Case(["devices", "--bogus"], 64, "'--bogus'"),
             // sizes, durations, dates and names given to the selection
             Case(list + ["--older-than", "30x"], 64, "'30x'", "unknown unit 'x'"),
