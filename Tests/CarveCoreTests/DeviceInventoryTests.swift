@@ -25,8 +25,11 @@ private final class TableSource: DevicePropertySource, @unchecked Sendable {
     private(set) var asked: [String] = []
     private(set) var parents: [String: String] = [:]
 
-    init(_ name: String, fields: Set<DeviceField> = Set(DeviceField.allCases), _ table: [String: DeviceProperties] = [:], failing failure: (any Error)? = nil) {
-        self.name = name; self.fields = fields; self.table = table; self.failure = failure
+    let recordsWholeProbes: Bool
+
+    init(_ name: String, fields: Set<DeviceField> = Set(DeviceField.allCases), _ table: [String: DeviceProperties] = [:],
+         failing failure: (any Error)? = nil, wholeProbes: Bool = false) {
+        self.name = name; self.fields = fields; self.table = table; self.failure = failure; recordsWholeProbes = wholeProbes
     }
 
     func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties? {
@@ -66,6 +69,21 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
                    mounts: [MountEntry] = []) -> DeviceInventory {
         DeviceInventory(enumerator: ListedNames(names: names), attributes: FixedSysfs(devices: attributes),
                         propertySources: sources, mounts: FixedMounts(entries: mounts))
+    }
+
+    /// As lsblk: a udev record that holds a probe result is the whole truth about the
+    /// device's content, so a filesystem without a label is not probed for one.
+    @Test func aRecordWithAProbeResultIsNotProbedAgain() throws {
+        let udev = TableSource("udev", [
+            "sda": DeviceProperties(ptType: "gpt", model: "DISK"),
+            "sda1": DeviceProperties(fsType: "ext4", partUUID: "p1", partNumber: 1),
+            "sda2": DeviceProperties(model: "DISK"),
+        ], wholeProbes: true)
+        let blkid = TableSource("blkid", fields: DeviceField.probed, ["sda2": DeviceProperties(fsType: "vfat")])
+        let result = try inventory(["sda", "sda1", "sda2"], disk, [udev, blkid]).collect()
+        #expect(blkid.asked == ["sda2"], "only the device whose record holds no probe result is probed")
+        #expect(result.devices.first { $0.name == "sda1" }?.properties.label == nil)
+        #expect(result.devices.first { $0.name == "sda2" }?.properties.fsType == "vfat")
     }
 
     @Test func udevValueWinsOverBlkidValue() throws {

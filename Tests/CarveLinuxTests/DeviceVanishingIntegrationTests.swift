@@ -10,7 +10,7 @@ import Testing
 struct DeviceVanishingIntegrationTests {
     func inventory(attributes: any DeviceAttributeSource = SysfsTree(),
                    probe: any DevicePropertySource = BlkidPropertySource()) -> DeviceInventory {
-        DeviceInventory(enumerator: UdevBlockEnumerator(), attributes: attributes, propertySources: [probe], mounts: ProcMountTable())
+        DeviceInventory(enumerator: SysfsBlockEnumerator(), attributes: attributes, propertySources: [probe], mounts: ProcMountTable())
     }
 
     @Test func detachedBetweenListingAndProbingIsListedWithoutContent() throws {

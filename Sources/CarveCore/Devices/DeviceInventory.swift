@@ -86,13 +86,16 @@ public struct DeviceInventory: Sendable {
         var known = DeviceProperties()
         var deniedHere = Set<DeviceField>()
         var hadRecord = false
+        // Fields an earlier whole-probe record showed to be absent: no later source probes for them.
+        var settled = Set<DeviceField>()
         for source in propertySources {
-            let wanted = source.fields.filter { !$0.isKnown(in: known) }
+            let wanted = source.fields.filter { !$0.isKnown(in: known) && !settled.contains($0) }
             guard !wanted.isEmpty else { continue }
             do {
                 if let found = try source.properties(of: device, parent: parent) {
                     known = known.filling(from: found)
                     hadRecord = true
+                    if source.recordsWholeProbes { settled.formUnion(DeviceField.settled(by: found)) }
                 }
             } catch let error as any ReportableError where error.exitStatus == .needsRoot {
                 // Where an earlier source had a record (udev's), what it lacks is most

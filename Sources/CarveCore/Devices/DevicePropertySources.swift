@@ -95,6 +95,29 @@ public protocol DevicePropertySource: Sendable {
     /// `parent` is the disk of a partition, for sources that read the partition table there.
     /// Throws an error whose exit status is `.needsRoot` when denied for lack of privileges.
     func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties?
+    /// True when a record of this source that holds any probe result (a filesystem,
+    /// a partition table or entry) holds all of them, so a field it lacks is absent
+    /// from the device and later sources need not probe for it: udev's, whose blkid
+    /// builtin stores everything one probe found. lsblk trusts such a record alone.
+    var recordsWholeProbes: Bool { get }
+}
+
+extension DevicePropertySource {
+    public var recordsWholeProbes: Bool { false }
+}
+
+extension DeviceField {
+    /// What one blkid probe reports: the fields a whole-probe record settles.
+    public static let probed: Set<DeviceField> = [
+        .fsType, .fsVersion, .uuid, .label, .partUUID, .partType, .partLabel, .partNumber, .ptType, .ptUUID,
+    ]
+
+    /// The fields `found` settles when it came from a whole-probe record: all probed
+    /// fields once it holds any probe result, none otherwise.
+    public static func settled(by found: DeviceProperties) -> Set<DeviceField> {
+        let holdsAProbe = found.fsType != nil || found.ptType != nil || found.partUUID != nil || found.partNumber != nil
+        return holdsAProbe ? probed : []
+    }
 }
 
 extension DeviceKind {

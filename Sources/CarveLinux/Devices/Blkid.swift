@@ -89,9 +89,7 @@ struct PartitionTableEntries {
 /// partition for its entry details would make libblkid parse the table again each time.
 public struct BlkidPropertySource: DevicePropertySource {
     public let name = "blkid"
-    public let fields: Set<DeviceField> = [
-        .fsType, .fsVersion, .uuid, .label, .partUUID, .partType, .partLabel, .partNumber, .ptType, .ptUUID,
-    ]
+    public let fields = DeviceField.probed
     private let tables = TableCache()
 
     public init() {}

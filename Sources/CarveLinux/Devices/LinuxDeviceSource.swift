@@ -11,7 +11,7 @@ public struct LinuxDeviceSource: DeviceSource {
     /// `sysfsRoot` is "/" except in tests that hand in a fixture tree.
     public init(sysfsRoot: String = "/", mounts: any MountTable = ProcMountTable()) {
         inventory = DeviceInventory(
-            enumerator: UdevBlockEnumerator(), attributes: SysfsTree(root: sysfsRoot),
+            enumerator: SysfsBlockEnumerator(root: sysfsRoot), attributes: SysfsTree(root: sysfsRoot),
             propertySources: [UdevPropertySource(), BlkidPropertySource()],
             mounts: CanonicalSourceMountTable(base: SwapAwareMountTable(base: mounts))
         )

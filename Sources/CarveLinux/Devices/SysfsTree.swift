@@ -7,41 +7,67 @@ import Glibc
 /// with partitions as symlinks into their disk's directory, as the kernel does).
 public struct SysfsTree: DeviceAttributeSource {
     public let root: String
+    private let diskCache = OnceCache<String, DiskAttributes>()
     public init(root: String = "/") { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
 
     public func attributes(of name: String) throws -> SysfsDevice? {
         let link = "\(root)/sys/class/block/\(name)"
         guard let dev = read(link, "dev"), let number = SysfsTree.deviceNumber(dev) else { return nil }
-        let isPartition = exists(link, "partition")
+        let partitionNumber = read(link, "partition").flatMap { Int($0) }
+        let isPartition = partitionNumber != nil
         // A partition's directory sits inside its disk's: /sys/devices/.../sda/sda1.
         // Partitions have no queue/ or removable of their own: their disk's apply.
-        let diskDirectory = isPartition ? SysfsTree.resolved(link).map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) } : nil
-        let disk = diskDirectory ?? link
+        let parent = isPartition ? SysfsTree.parentName(link) : nil
+        let disk = diskAttributes(parent.map { "\(root)/sys/class/block/\($0)" } ?? link)
+        // Only a loop, dm or md device has the attributes of its kind: skip the failed opens elsewhere.
+        let isLoop = !isPartition && name.hasPrefix("loop"), isDM = name.hasPrefix("dm-"), isMD = name.hasPrefix("md")
         var device = SysfsDevice(
             number: number,
             size: (number64(link, "size") ?? 0) * 512,
-            logicalBlockSize: number64(disk, "queue/logical_block_size") ?? 512,
+            logicalBlockSize: disk.logicalBlockSize,
             readOnly: number64(link, "ro") == 1,
-            removable: number64(disk, "removable") == 1,
-            rotational: number64(disk, "queue/rotational") == 1,
-            parent: diskDirectory.flatMap { $0.split(separator: "/").last.map(String.init) },
+            removable: disk.removable,
+            rotational: disk.rotational,
+            parent: parent,
             start: isPartition ? number64(link, "start") : nil,
             holders: entries(link, "holders"),
             slaves: entries(link, "slaves"),
-            hasBackingFile: exists(link, "loop/backing_file"),
-            dmUUID: read(link, "dm/uuid"),
-            dmName: read(link, "dm/name"),
-            model: read(disk, "device/model"),
-            serial: read(disk, "device/serial")
+            hasBackingFile: isLoop && exists(link, "loop/backing_file"),
+            dmUUID: isDM ? read(link, "dm/uuid") : nil,
+            dmName: isDM ? read(link, "dm/name") : nil,
+            model: disk.model,
+            serial: disk.serial
         )
-        device.partitionNumber = isPartition ? read(link, "partition").flatMap { Int($0) } : nil
-        device.mdLevel = read(link, "md/level")
+        device.partitionNumber = partitionNumber
+        device.mdLevel = isMD ? read(link, "md/level") : nil
         return device
     }
 
-    /// The path with every symlink resolved (`realPath`: Foundation's walk costs
-    /// dozens of system calls per device).
-    static func resolved(_ path: String) -> String? { realPath(path) }
+    /// What a disk's partitions share with it, read once per disk.
+    struct DiskAttributes: Sendable {
+        var logicalBlockSize: UInt64, removable: Bool, rotational: Bool, model: String?, serial: String?
+    }
+
+    private func diskAttributes(_ directory: String) -> DiskAttributes {
+        diskCache.value(for: directory) {
+            DiskAttributes(
+                logicalBlockSize: number64(directory, "queue/logical_block_size") ?? 512,
+                removable: number64(directory, "removable") == 1,
+                rotational: number64(directory, "queue/rotational") == 1,
+                model: read(directory, "device/model"), serial: read(directory, "device/serial"))
+        }
+    }
+
+    /// The disk of a partition: its class link points into the disk's directory
+    /// (../../devices/.../sda/sda1), so one readlink names it.
+    static func parentName(_ link: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = ByteText.withCString(link) { readlink($0, &buffer, buffer.count - 1) }
+        guard count > 0 else { return nil }
+        let target = ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
+        let parts = target.split(separator: "/")
+        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
+    }
 
     /// "8:1" as sysfs writes it in `dev`.
     static func deviceNumber(_ text: String) -> DeviceNumber? {
@@ -81,6 +107,9 @@ public struct SysfsTree: DeviceAttributeSource {
     }
 
     private func entries(_ directory: String, _ subdirectory: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(subdirectory)")) ?? []).sorted()
+        let path = "\(directory)/\(subdirectory)"
+        guard let fd = try? DirectoryAccess.openIfPresent(path, "cannot read \(path)") else { return [] }
+        defer { close(fd) }
+        return ((try? DirectoryAccess.entryNames(fd, path)) ?? []).map(DirectoryAccess.text).sorted()
     }
 }

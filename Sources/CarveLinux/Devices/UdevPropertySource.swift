@@ -11,6 +11,8 @@ import Glibc
 public struct UdevPropertySource: DevicePropertySource {
     public let name = "udev"
     public let fields = Set(DeviceField.allCases)
+    /// udevd's blkid builtin stores every result of its probe in the record.
+    public let recordsWholeProbes = true
     /// Whether udevd was running when this source was made.
     public let daemonRunning: Bool
 

@@ -1,0 +1,23 @@
+import CarveCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Names the machine's block devices from /sys/class/block, as lsblk does: one
+/// directory read. (libudev's enumeration builds a device object per entry, some
+/// thirty system calls each, only for carve to keep the name.)
+public struct SysfsBlockEnumerator: BlockDeviceEnumerator {
+    public let root: String
+    /// `root` is "/" except in tests that hand in a fixture tree.
+    public init(root: String = "/") { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+
+    public func blockDevices() throws -> [EnumeratedDevice] {
+        let path = "\(root)/sys/class/block"
+        let directory = try DirectoryAccess.open(path, "cannot list block devices")
+        defer { close(directory) }
+        // The node is named after the kernel name, '!' standing for '/' (cciss!c0d0).
+        return try DirectoryAccess.entryNames(directory, path).map(DirectoryAccess.text).sorted().map { name in
+            EnumeratedDevice(name: name, node: "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/"))
+        }
+    }
+}
