@@ -37,6 +37,13 @@ struct DeletionOptions: ParsableArguments {
 
     @OptionGroup var report: ReportOptions
 
+    // Read before parsing (OptionsFile.expand): declared so that help, completion and
+    // the man page show it.
+    @Option(name: .customLong("options-file"), help: ArgumentHelp(
+        "Read options from FILE, one a line (with its value), # comments: a policy, as carve-prune@.service uses.",
+        valueName: "file"), completion: .file())
+    var optionsFile: String?
+
     var json: Bool { jsonFlag || report.compact }
 
     @Option(help: ArgumentHelp(

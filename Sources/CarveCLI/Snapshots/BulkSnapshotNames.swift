@@ -12,7 +12,7 @@ enum BulkSnapshotNames {
     static let optionsTakingValues: Set<String> = [
         "--id", "--filesystem", "--older-than", "--before", "--after", "--match", "--manager", "--source",
         "--cleanup", "--keep-last", "--keep-hourly", "--keep-daily", "--keep-weekly", "--keep-monthly", "--keep-yearly", "--keep-within",
-        "--lock-timeout", "--sizes",
+        "--lock-timeout", "--sizes", "--options-file",
     ]
 
     /// The arguments to parse and the names set apart; nil when `arguments` are not

@@ -9,9 +9,11 @@ import Glibc
 /// opened for reading (O_NONBLOCK, then a regular-file check), and at most `limit`
 /// bytes read, so a huge or hostile file cannot hang or exhaust carve.
 public enum MetadataFile {
-    /// The first `limit` bytes, or nil when the file does not exist.
-    public static func read(_ path: String, limit: Int) throws -> Data? {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+    /// The first `limit` bytes, or nil when the file does not exist. A file the admin
+    /// names (`followingSymlinks`) may be a symlink; one carve finds may not.
+    public static func read(_ path: String, limit: Int, followingSymlinks: Bool = false) throws -> Data? {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
+        let fd = ByteText.withCString(path) { open($0, flags) }
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw SystemCallError("cannot open \(path)", call: "open", errno: errno)

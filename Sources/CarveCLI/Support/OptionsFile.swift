@@ -1,0 +1,98 @@
+import CarveCore
+import CarveLinux
+
+/// `--options-file FILE`: carve options kept in a file, one option (with its value)
+/// a line, blank lines and `#` comment lines ignored: the policy files of
+/// carve-prune@.service. The lines take the option's place on the command line, so
+/// there is one grammar and one validator; an error about a value from the file
+/// names the file and line.
+public struct OptionsFile: Sendable {
+    public static let option = "--options-file"
+    /// Larger than any policy; a bigger file is not one.
+    static let limit = 64 * 1024
+
+    /// Where each option read from a file came from ("FILE:LINE"), by its words.
+    public var origins: [(words: [String], place: String)] = []
+
+    /// `arguments` with every `--options-file FILE` replaced by the file's options.
+    public static func expand(_ arguments: [String], read: (String) throws -> [UInt8]?) throws -> ([String], OptionsFile) {
+        var expanded: [String] = [], found = OptionsFile()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" { expanded += arguments[(index - 1)...]; break }
+            var path: String?
+            if argument == option {
+                guard index < arguments.count else { throw UsageError("missing value for \(option)") }
+                path = arguments[index]
+                index += 1
+            } else if argument.hasPrefix(option + "=") {
+                path = String(argument.dropFirst(option.count + 1))
+            }
+            guard let path else { expanded.append(argument); continue }
+            guard let bytes = try read(path) else { throw UsageError("\(path): no such options file") }
+            for line in try lines(ByteText.decode(bytes), file: path) {
+                expanded += line.words
+                found.origins.append(line)
+            }
+        }
+        return (expanded, found)
+    }
+
+    /// The options of one file, each with its place.
+    static func lines(_ text: String, file: String) throws(UsageError) -> [(words: [String], place: String)] {
+        var result: [(words: [String], place: String)] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let place = "\(file):\(index + 1)"
+            let line = raw.drop { $0 == " " || $0 == "\t" }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let words = try OptionsFile.words(String(line), place: place)
+            guard let first = words.first else { continue }
+            guard first.hasPrefix("-"), first != "-", first != "--" else {
+                throw UsageError("\(place): '\(first)' is not an option: each line holds one option and its value, e.g. --keep-daily 7")
+            }
+            if first == option || first.hasPrefix(option + "=") { throw UsageError("\(place): an options file cannot name another one") }
+            if let second = words.dropFirst().first(where: { $0.hasPrefix("--") }) {
+                throw UsageError("\(place): one option a line: '\(second)' goes on a line of its own")
+            }
+            result.append((words, place))
+        }
+        return result
+    }
+
+    /// A line split at blanks; '…' and "…" keep blanks in a value (a path with spaces).
+    static func words(_ line: String, place: String) throws(UsageError) -> [String] {
+        var words: [String] = [], current = "", inWord = false
+        var quote: Character?
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " || character == "\t" || character == "\r" {
+                if inWord { words.append(current); current = ""; inWord = false }
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quote != nil { throw UsageError("\(place): a quote is not closed") }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// `message` with the place of the option it is about, when that option came from a file.
+    public func locating(_ message: String) -> String {
+        // A value or option the message quotes; else the option it names.
+        let origin = origins.first { $0.words.contains { message.contains("'\($0)'") } }
+            ?? origins.first { message.contains($0.words[0] + " ") || message.contains($0.words[0] + ":") }
+        return origin.map { "\($0.place): \(message)" } ?? message
+    }
+
+    /// Reads an options file as root names it (a symlink is followed).
+    public static func readFile(_ path: String) throws -> [UInt8]? {
+        try MetadataFile.read(path, limit: limit, followingSymlinks: true).map { Array($0) }
+    }
+}
