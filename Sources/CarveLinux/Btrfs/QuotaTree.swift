@@ -14,8 +14,6 @@ struct QuotaTree {
     /// nil when the sizes are exact; else one line saying why there are none.
     var problem: String?
 
-    static let statusKey: UInt32 = 240   // BTRFS_QGROUP_STATUS_KEY
-    static let infoKey: UInt32 = 242     // BTRFS_QGROUP_INFO_KEY
     static let flagOn: UInt64 = 1 << 0
     static let flagRescan: UInt64 = 1 << 1
     static let flagInconsistent: UInt64 = 1 << 2
@@ -26,10 +24,10 @@ struct QuotaTree {
         var tree = QuotaTree()
         var status: UInt64?
         do {
-            try search(directory, types: statusKey...infoKey) { type, offset, item in
-                if type == statusKey, item.count >= 24 {
+            try search(directory, types: BtrfsKey.qgroupStatus...BtrfsKey.qgroupInfo) { type, offset, item in
+                if type == BtrfsKey.qgroupStatus, item.count >= 24 {
                     status = item.loadLE(at: 16)
-                } else if type == infoKey, offset >> 48 == 0, item.count >= 40 {
+                } else if type == BtrfsKey.qgroupInfo, offset >> 48 == 0, item.count >= 40 {
                     tree.sizes[offset] = (item.loadLE(at: 8), item.loadLE(at: 24))
                 }
             }
@@ -51,51 +49,16 @@ struct QuotaTree {
         return tree
     }
 
-    /// Every item of the quota tree with a type in `types`, in key order.
+    /// Every item of the quota tree (all under objectid 0) with a type in `types`, in key order.
     private static func search(
         _ directory: DirectoryHandle, types: ClosedRange<UInt32>, _ visit: (UInt32, UInt64, UnsafeRawBufferPointer) -> Void
     ) throws {
-        let size = MemoryLayout<btrfs_ioctl_search_args>.size
-        let keySize = MemoryLayout<btrfs_ioctl_search_key>.size
-        let headerSize = MemoryLayout<btrfs_ioctl_search_header>.size
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        defer { buffer.deallocate() }
-        // The ioctl is _IOWR over the whole buffer: no uninitialised byte goes to the kernel (valgrind checks).
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
-        var minOffset: UInt64 = 0, minType = types.lowerBound
-        while true {
-            key.pointee = btrfs_ioctl_search_key()
-            key.pointee.tree_id = 8 // BTRFS_QUOTA_TREE_OBJECTID
-            key.pointee.min_objectid = 0; key.pointee.max_objectid = 0
-            key.pointee.min_type = minType; key.pointee.max_type = types.upperBound
-            key.pointee.min_offset = minOffset; key.pointee.max_offset = .max
-            key.pointee.max_transid = .max
-            key.pointee.nr_items = 4096
-            guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_TREE_SEARCH(), buffer) == 0 else {
-                throw SystemCallError(
-                    "cannot read the quota tree of \(directory.path)", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: errno)
-            }
-            let count = key.pointee.nr_items
-            if count == 0 { return }
-            var position = keySize
-            var lastType = minType, lastOffset = minOffset
-            for _ in 0..<count {
-                guard position + headerSize <= size else { break }
-                let header = (buffer + position).loadUnaligned(as: btrfs_ioctl_search_header.self)
-                let itemStart = position + headerSize
-                let length = min(Int(header.len), size - itemStart)
-                visit(header.type, header.offset, UnsafeRawBufferPointer(start: buffer + itemStart, count: length))
-                lastType = header.type; lastOffset = header.offset
-                position = itemStart + Int(header.len)
-            }
-            // Continue after the last key returned (objectid is fixed at 0).
-            if lastOffset == .max {
-                guard lastType < types.upperBound else { return }
-                minType = lastType + 1; minOffset = 0
-            } else {
-                minType = lastType; minOffset = lastOffset + 1
-            }
+        // A quota tree holds a few items per subvolume: a small buffer serves.
+        try TreeSearch(directory, bufferSize: 16 << 10).forEachItem(
+            tree: BtrfsKey.quotaTree, from: TreeSearch.Key(objectid: 0, type: types.lowerBound, offset: 0),
+            to: TreeSearch.Key(objectid: 0, type: types.upperBound, offset: .max)
+        ) { item in
+            visit(item.type, item.offset, item.data)
         }
     }
 }

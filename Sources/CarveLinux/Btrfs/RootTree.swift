@@ -13,12 +13,6 @@ import Glibc
 /// Needs CAP_SYS_ADMIN. A subvolume being deleted (no back reference left, or no
 /// references) is not listed, as libbtrfsutil does not list it either.
 struct RootTree {
-    private static let rootTreeID: UInt64 = 1
-    private static let topLevelID: UInt64 = 5
-    private static let firstFreeObjectID: UInt64 = 256
-    private static let lastFreeObjectID: UInt64 = 0xFFFF_FFFF_FFFF_FF00
-    private static let rootItemKey: UInt32 = 132
-    private static let rootBackrefKey: UInt32 = 144
 
     /// What the root item says of one subvolume.
     struct RootItem {
@@ -52,10 +46,10 @@ struct RootTree {
     func subvolumes() throws -> [Volume] {
         var entries: [Entry] = []
         var sources = UUIDTexts()
-        try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(tree: Self.rootTreeID, firstObjectID: Self.firstFreeObjectID) { item in
-            guard item.objectid <= Self.lastFreeObjectID, item.type == Self.rootItemKey || item.type == Self.rootBackrefKey else { return }
+        try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(tree: BtrfsKey.rootTree, firstObjectID: BtrfsKey.firstFreeObjectID) { item in
+            guard item.objectid <= BtrfsKey.lastFreeObjectID, item.type == BtrfsKey.rootItem || item.type == BtrfsKey.rootBackref else { return }
             if entries.last?.id != item.objectid { entries.append(Entry(id: item.objectid)) }
-            if item.type == Self.rootItemKey {
+            if item.type == BtrfsKey.rootItem {
                 entries[entries.count - 1].item = Self.rootItem(item.data, sources: &sources)
             } else {
                 entries[entries.count - 1].backReference = Self.backReference(item.data, parentID: item.offset)
@@ -138,7 +132,7 @@ struct RootTree {
             paths[position] = .some(nil) // a cycle, should one ever appear, ends here
             guard let reference = entries[position].backReference else { return nil }
             let parentPath: String?
-            if reference.parentID == RootTree.topLevelID {
+            if reference.parentID == BtrfsKey.fsTree {
                 parentPath = ""
             } else if let parent = self.position(of: reference.parentID) {
                 parentPath = try path(at: parent)
@@ -165,7 +159,7 @@ struct RootTree {
         /// The directory's path inside its subvolume, with a trailing slash ("" for the
         /// subvolume's own root directory).
         private mutating func directoryPath(_ directoryID: UInt64, in subvolume: UInt64) throws -> String {
-            if directoryID == RootTree.firstFreeObjectID { return "" }
+            if directoryID == BtrfsKey.firstFreeObjectID { return "" }
             let key = DirectoryKey(subvolume: subvolume, directory: directoryID)
             if let known = directoryPaths[key] { return known }
             let found = try InodeLookup.path(of: directoryID, inTree: subvolume, through: directory)

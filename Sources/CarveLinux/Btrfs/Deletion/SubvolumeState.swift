@@ -10,10 +10,6 @@ import Glibc
 /// reference to a nested subvolume. libbtrfsutil spends a search on the info and
 /// another on an iterator for the same answers. Needs CAP_SYS_ADMIN, as deleting does.
 struct SubvolumeState: Equatable {
-    private static let rootTreeID: UInt64 = 1
-    private static let rootItemKey: UInt32 = 132
-    private static let rootBackrefKey: UInt32 = 144
-    private static let rootRefKey: UInt32 = 156
     private static let argumentsSize = MemoryLayout<btrfs_ioctl_search_args>.size
     private static let keySize = MemoryLayout<btrfs_ioctl_search_key>.size
     private static let headerSize = MemoryLayout<btrfs_ioctl_search_header>.size
@@ -34,16 +30,16 @@ struct SubvolumeState: Equatable {
         var linked = false
         var nested = false
         var malformed = false
-        var start = (type: rootItemKey, offset: UInt64(0))
+        var start = (type: BtrfsKey.rootItem, offset: UInt64(0))
         try withUnsafeTemporaryAllocation(byteCount: argumentsSize, alignment: 8) { arguments in
             let base = arguments.baseAddress!
             let capacity = argumentsSize - keySize
             while true {
                 arguments.initializeMemory(as: UInt8.self, repeating: 0)
                 let key = base.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
-                key.pointee.tree_id = rootTreeID
+                key.pointee.tree_id = BtrfsKey.rootTree
                 key.pointee.min_objectid = id; key.pointee.max_objectid = id
-                key.pointee.min_type = start.type; key.pointee.max_type = rootRefKey
+                key.pointee.min_type = start.type; key.pointee.max_type = BtrfsKey.rootRef
                 key.pointee.min_offset = start.offset; key.pointee.max_offset = .max
                 key.pointee.max_transid = .max
                 key.pointee.nr_items = 4096
@@ -60,11 +56,11 @@ struct SubvolumeState: Equatable {
                     let data = UnsafeRawBufferPointer(start: base + keySize + position + headerSize, count: length)
                     if header.objectid == id {
                         switch header.type {
-                        case rootItemKey:
+                        case BtrfsKey.rootItem:
                             item = RootTree.rootItem(data)
                             malformed = item == nil
-                        case rootBackrefKey: linked = true
-                        case rootRefKey: nested = true
+                        case BtrfsKey.rootBackref: linked = true
+                        case BtrfsKey.rootRef: nested = true
                         default: break
                         }
                     }
@@ -74,7 +70,7 @@ struct SubvolumeState: Equatable {
                 // Done at the first nested reference, at the end of the keys, or when the
                 // buffer kept room for any item that could follow: the kernel stops
                 // early only when the next item does not fit.
-                if nested || count == 0 || capacity - position >= largestReference || start.type > rootRefKey { break }
+                if nested || count == 0 || capacity - position >= largestReference || start.type > BtrfsKey.rootRef { break }
             }
         }
         if malformed {

@@ -9,9 +9,6 @@ import Glibc
 /// subvolume must be read, snapshot or not: any reference keeps an extent alive.
 /// Read-only; the tree search needs root.
 struct ExtentScanner {
-    static let fileExtentType: UInt32 = 108       // BTRFS_EXTENT_DATA_KEY
-    static let firstFreeObjectID: UInt64 = 256    // BTRFS_FIRST_FREE_OBJECTID: inodes start here
-    static let topLevel: UInt64 = 5               // BTRFS_FS_TREE_OBJECTID
 
     /// What one file extent item says, from its little-endian packed layout
     /// (struct btrfs_file_extent_item).
@@ -75,7 +72,7 @@ struct ExtentScanner {
         let started = Date()
         let directory = try DirectoryHandle(mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
-        let trees = Array(Set(ids + [Self.topLevel])).sorted()
+        let trees = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
         let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let hints = DirectoryHints()

@@ -7,7 +7,6 @@ import Glibc
 /// directory entries of the inodes `DirectoryHints` names (exact for any hint: see there).
 struct TreeReader {
     typealias Key = TreeSearch.Key
-    static let inodeItemType: UInt32 = 1        // BTRFS_INODE_ITEM_KEY
     static let dirItemType: UInt32 = 84         // BTRFS_DIR_ITEM_KEY
     static let dirIndexType: UInt32 = 96        // BTRFS_DIR_INDEX_KEY
 
@@ -30,11 +29,11 @@ struct TreeReader {
         var reader = TreeReader(hints: hints)
         let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
         do {
-            var start = Key(objectid: ExtentScanner.firstFreeObjectID, type: 0, offset: 0)
+            var start = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
             for directory in hints.directories(in: lineage) where directory.id >= start.objectid {
                 try reader.read(tree, from: start, to: Key(objectid: directory.id, type: dirItemType - 1, offset: .max), with: search)
                 reader.skippedEntries(of: directory)
-                start = Key(objectid: directory.id, type: ExtentScanner.fileExtentType, offset: 0)
+                start = Key(objectid: directory.id, type: BtrfsKey.fileExtent, offset: 0)
             }
             try reader.read(tree, from: start, to: .last, with: search)
             hints.learn(reader.directories, in: lineage)
@@ -59,7 +58,7 @@ struct TreeReader {
         let leafBytes = ExactSizes.leafBytes(itemSize: item.data.count)
         reading.leafBytes += leafBytes
         switch item.type {
-        case ExtentScanner.fileExtentType:
+        case BtrfsKey.fileExtent:
             reading.fileExtents += 1
             switch ExtentScanner.FileExtent(item.data) {
             case .onDisk(let bytenr, let bytes):
@@ -67,7 +66,7 @@ struct TreeReader {
             case .inline(let bytes): reading.inlineBytes += bytes; reading.hasInline = true
             case .malformed: reading.malformed += 1
             }
-        case Self.inodeItemType:
+        case BtrfsKey.inodeItem:
             // struct btrfs_inode_item: size at 16, mode at 52.
             guard item.data.count >= 56 else { return }
             let mode = UInt32(littleEndian: item.data.loadUnaligned(fromByteOffset: 52, as: UInt32.self))

@@ -58,9 +58,16 @@ final class TreeSearch: @unchecked Sendable {
     func forEachItem(
         tree: UInt64, firstObjectID: UInt64 = 0, afterCall: () -> Void = {}, _ visit: (Item) throws -> Void
     ) throws {
-        var next: Key? = Key(objectid: firstObjectID, type: 0, offset: 0)
-        while let start = next {
-            next = try search(tree: tree, from: start, visit)
+        try forEachItem(tree: tree, from: Key(objectid: firstObjectID, type: 0, offset: 0), afterCall: afterCall, visit)
+    }
+
+    /// Visits every item of tree `tree` from `start` up to `end` (whole keys), in key order.
+    func forEachItem(
+        tree: UInt64, from start: Key, to end: Key = .last, afterCall: () -> Void = {}, _ visit: (Item) throws -> Void
+    ) throws {
+        var next: Key? = start
+        while let current = next {
+            next = try search(tree: tree, from: current, to: end, visit)
             afterCall()
         }
     }
