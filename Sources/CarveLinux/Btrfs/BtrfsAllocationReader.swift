@@ -18,12 +18,12 @@ struct BtrfsAllocationReader {
                 throw RuntimeError("\(device.path) is not a device of the btrfs filesystem mounted at \(mountpoint)")
             }
             let reserve = try globalReserve(fd: fd)
-            let (groups, dataExtents) = try blockGroupsAndDataExtents(fd: fd)
+            let (groups, dataExtents) = try blockGroupsAndDataExtents(directory)
             let others = members.filter { $0.member.devid != this.member.devid }.map(\.member)
             var memberExtents: [UInt64: [BtrfsAllocation.DeviceExtent]] = [:]
-            for other in others { memberExtents[other.devid] = try deviceExtents(devid: other.devid, fd: fd) }
+            for other in others { memberExtents[other.devid] = try deviceExtents(devid: other.devid, directory) }
             return BtrfsAllocation(
-                deviceSize: this.member.size, extents: try deviceExtents(devid: this.member.devid, fd: fd),
+                deviceSize: this.member.size, extents: try deviceExtents(devid: this.member.devid, directory),
                 blockGroups: groups, dataExtents: dataExtents, globalReserve: reserve, devid: this.member.devid,
                 otherMembers: others, memberExtents: memberExtents
             )
@@ -65,10 +65,10 @@ struct BtrfsAllocationReader {
     }
 
     /// Every DEV_EXTENT item of `devid` in the device tree.
-    func deviceExtents(devid: UInt64, fd: Int32) throws -> [BtrfsAllocation.DeviceExtent] {
+    func deviceExtents(devid: UInt64, _ directory: DirectoryHandle) throws -> [BtrfsAllocation.DeviceExtent] {
         var extents: [BtrfsAllocation.DeviceExtent] = []
-        let extentKey = UInt32(BTRFS_DEV_EXTENT_KEY)
-        try treeSearch(fd: fd, tree: UInt64(BTRFS_DEV_TREE_OBJECTID), objectids: devid...devid, types: extentKey...extentKey) { key, item in
+        let extentKey = BtrfsKey.deviceExtent
+        try treeSearch(directory, tree: BtrfsKey.deviceTree, objectids: devid...devid, types: extentKey...extentKey) { key, item in
             // struct btrfs_dev_extent: chunk_tree, chunk_objectid, chunk_offset, length.
             let chunk = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             let length = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
@@ -80,9 +80,9 @@ struct BtrfsAllocationReader {
     /// Every BLOCK_GROUP_ITEM and the data EXTENT_ITEMs, in one pass over the extent
     /// tree; block groups come from the block group tree on filesystems made with
     /// `-O block-group-tree`.
-    func blockGroupsAndDataExtents(fd: Int32) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
+    func blockGroupsAndDataExtents(_ directory: DirectoryHandle) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
         var groups: [BtrfsAllocation.BlockGroup] = [], items: [BtrfsAllocation.DataExtent] = []
-        let extentItem = UInt32(BTRFS_EXTENT_ITEM_KEY), groupItem = UInt32(BTRFS_BLOCK_GROUP_ITEM_KEY)
+        let extentItem = BtrfsKey.extentItem, groupItem = BtrfsKey.blockGroupItem
         func collect(_ key: (objectid: UInt64, type: UInt32, offset: UInt64), _ item: UnsafeRawPointer) {
             if key.type == extentItem {
                 items.append(BtrfsAllocation.DataExtent(start: key.objectid, length: key.offset))
@@ -95,9 +95,9 @@ struct BtrfsAllocationReader {
                     start: key.objectid, length: key.offset, used: used, kind: kind, profile: Self.profile(of: flags)))
             }
         }
-        try treeSearch(fd: fd, tree: UInt64(BTRFS_EXTENT_TREE_OBJECTID), objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
+        try treeSearch(directory, tree: BtrfsKey.extentTree, objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
         if groups.isEmpty {
-            try treeSearch(fd: fd, tree: UInt64(BTRFS_BLOCK_GROUP_TREE_OBJECTID), objectids: 0...UInt64.max, types: groupItem...groupItem, collect)
+            try treeSearch(directory, tree: BtrfsKey.blockGroupTree, objectids: 0...UInt64.max, types: groupItem...groupItem, collect)
         }
         // EXTENT_ITEMs also describe tree blocks on filesystems without skinny metadata.
         let data = groups.filter { $0.kind == .data }
@@ -105,52 +105,23 @@ struct BtrfsAllocationReader {
         return (groups, dataExtents)
     }
 
-    /// Runs BTRFS_IOC_TREE_SEARCH over items of one `type` in `tree`, calling `body`
-    /// with each item's key and bytes, until the range is exhausted.
+    /// The items of `tree` with a type in `types` and an objectid in `objectids`, through
+    /// the shared TreeSearch; a tree the filesystem lacks (ENOENT) has none.
     func treeSearch(
-        fd: Int32, tree: UInt64, objectids: ClosedRange<UInt64>, types: ClosedRange<UInt32>,
+        _ directory: DirectoryHandle, tree: UInt64, objectids: ClosedRange<UInt64>, types: ClosedRange<UInt32>,
         _ body: ((objectid: UInt64, type: UInt32, offset: UInt64), UnsafeRawPointer) throws -> Void
     ) throws {
-        let args = UnsafeMutablePointer<btrfs_ioctl_search_args>.allocate(capacity: 1)
-        defer { args.deallocate() }
-        UnsafeMutableRawPointer(args).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<btrfs_ioctl_search_args>.size)
-        args.pointee.key.tree_id = tree
-        args.pointee.key.min_objectid = objectids.lowerBound
-        args.pointee.key.max_objectid = objectids.upperBound
-        args.pointee.key.min_type = types.lowerBound
-        args.pointee.key.max_type = types.upperBound
-        args.pointee.key.max_offset = .max
-        args.pointee.key.max_transid = .max
-        let buffer = UnsafeRawPointer(args) + MemoryLayout<btrfs_ioctl_search_args>.offset(of: \.buf)!
-        let headerSize = MemoryLayout<btrfs_ioctl_search_header>.size
-        while true {
-            args.pointee.key.nr_items = 4096
-            guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_TREE_SEARCH(), args) == 0 else {
-                if errno == ENOENT { return }  // no such tree on this filesystem
-                throw SystemCallError("cannot search btrfs tree \(tree) of \(mountpoint)", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: errno)
+        do {
+            try TreeSearch(directory).forEachItem(
+                tree: tree, from: TreeSearch.Key(objectid: objectids.lowerBound, type: types.lowerBound, offset: 0),
+                to: TreeSearch.Key(objectid: objectids.upperBound, type: types.upperBound, offset: .max)
+            ) { item in
+                // The kernel bounds whole keys: items of other types lie in between.
+                guard types.contains(item.type), let base = item.data.baseAddress else { return }
+                try body((item.objectid, item.type, item.offset), base)
             }
-            let count = args.pointee.key.nr_items
-            guard count > 0 else { return }
-            var offset = 0
-            var last = btrfs_ioctl_search_header()
-            for _ in 0..<count {
-                last = buffer.loadUnaligned(fromByteOffset: offset, as: btrfs_ioctl_search_header.self)
-                offset += headerSize
-                if types.contains(last.type) { try body((last.objectid, last.type, last.offset), buffer + offset) }
-                offset += Int(last.len)
-            }
-            // Resume after the last key returned; the search key is (objectid, type, offset).
-            if last.offset < .max {
-                args.pointee.key.min_objectid = last.objectid
-                args.pointee.key.min_type = last.type
-                args.pointee.key.min_offset = last.offset + 1
-            } else if last.objectid < objectids.upperBound {
-                args.pointee.key.min_objectid = last.objectid + 1
-                args.pointee.key.min_type = types.lowerBound
-                args.pointee.key.min_offset = 0
-            } else {
-                return
-            }
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return
         }
     }
 
