@@ -74,7 +74,11 @@ final class TreeSearch: @unchecked Sendable {
 
     /// One ioctl: visits the items of `tree` from `start` up to `end` (whole keys) that
     /// fit the buffer. Returns where the next call starts, or nil when the range is done.
-    func search(tree: UInt64, from start: Key, to end: Key = .last, _ visit: (Item) throws -> Void) throws -> Key? {
+    /// `doneWhenRoomFor`: the largest item the range can hold; when the buffer kept that
+    /// much room, the kernel stopped for want of items, not of room, and no call follows.
+    func search(
+        tree: UInt64, from start: Key, to end: Key = .last, doneWhenRoomFor largest: Int? = nil, _ visit: (Item) throws -> Void
+    ) throws -> Key? {
         let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
         key.pointee = btrfs_ioctl_search_key()
         key.pointee.tree_id = tree
@@ -105,6 +109,7 @@ final class TreeSearch: @unchecked Sendable {
         }
         bytesRead += UInt64(position)
         items += count
+        if let largest, capacity - position >= largest { return nil }
         guard last < end, let after = Self.key(after: last) else { return nil }
         return after
     }
