@@ -33,10 +33,7 @@ struct BtrfsAllocationReader {
     /// Every device of the filesystem (BTRFS_IOC_DEV_INFO for each id up to FS_INFO's
     /// max_id; ids of removed devices answer ENODEV): its id, size, allocation and path.
     func members(fd: Int32) throws -> [(member: BtrfsAllocation.Member, path: String)] {
-        var info = btrfs_ioctl_fs_info_args()
-        guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
-            throw SystemCallError("cannot read the btrfs devices of \(mountpoint)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
-        }
+        let info = try BtrfsQuery.filesystemInfo(fd, path: mountpoint)
         var found: [(member: BtrfsAllocation.Member, path: String)] = []
         for devid in 1...max(1, info.max_id) {
             var args = btrfs_ioctl_dev_info_args()

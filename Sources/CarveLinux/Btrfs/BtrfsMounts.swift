@@ -47,11 +47,7 @@ enum BtrfsMounts {
 
     static func fsid(of path: String) throws -> String {
         let directory = try DirectoryHandle(path)
-        var args = btrfs_ioctl_fs_info_args()
-        guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
-            throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
-        }
-        return uuidString(args.fsid) ?? ""
+        return uuidString(try BtrfsQuery.filesystemInfo(directory.fd, path: path).fsid) ?? ""
     }
 
     /// The filesystem type name of `path`'s mount (longest mountpoint prefix), for error messages.

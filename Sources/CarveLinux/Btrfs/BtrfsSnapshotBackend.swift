@@ -117,11 +117,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     func defaultSubvolume(of filesystem: Filesystem) throws -> UInt64 {
         let directory = try DirectoryHandle(filesystem.mountpoint)
-        var id: UInt64 = 0
-        try BtrfsUtilCall.check(
-            btrfs_util_get_default_subvolume_fd(directory.fd, &id),
-            "cannot read the default subvolume of \(filesystem.mountpoint)", "btrfs_util_get_default_subvolume_fd")
-        return id
+        return try BtrfsQuery.defaultSubvolume(directory.fd, path: filesystem.mountpoint)
     }
 
     /// Each config's `.snapshots` directory located on this filesystem through the mounts.

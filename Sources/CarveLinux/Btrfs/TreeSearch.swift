@@ -128,10 +128,6 @@ final class TreeSearch: @unchecked Sendable {
 
     /// The filesystem's tree block size (BTRFS_IOC_FS_INFO).
     static func nodeSize(_ directory: DirectoryHandle) throws -> UInt64 {
-        var info = btrfs_ioctl_fs_info_args()
-        guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
-            throw SystemCallError("cannot read the node size of \(directory.path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
-        }
-        return UInt64(info.nodesize)
+        UInt64(try BtrfsQuery.filesystemInfo(directory.fd, path: directory.path).nodesize)
     }
 }

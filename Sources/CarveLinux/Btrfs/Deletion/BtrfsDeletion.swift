@@ -72,11 +72,7 @@ extension BtrfsSnapshotBackend {
     // MARK: the current state
 
     private func defaultSubvolumeID(_ root: DirectoryHandle) throws -> UInt64 {
-        var id: UInt64 = 0
-        try BtrfsUtilCall.check(
-            btrfs_util_get_default_subvolume_fd(root.fd, &id), "cannot read the default subvolume of \(root.path)",
-            "btrfs_util_get_default_subvolume_fd")
-        return id
+        try BtrfsQuery.defaultSubvolume(root.fd, path: root.path)
     }
 
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting

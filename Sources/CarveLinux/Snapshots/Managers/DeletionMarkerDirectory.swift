@@ -87,12 +87,9 @@ enum DeletionMarkerDirectory {
     /// lead to another btrfs).
     static func openOnFilesystem(_ path: String, _ filesystem: Filesystem) throws -> (Int32, stat)? {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return nil }
-        var args = btrfs_ioctl_fs_info_args()
         var own = stat()
         do {
-            guard carve_ioctl_ptr(directory, carve_BTRFS_IOC_FS_INFO(), &args) == 0 else {
-                throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
-            }
+            let args = try BtrfsQuery.filesystemInfo(directory, path: path)
             guard uuidString(args.fsid) == filesystem.uuid else {
                 throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
             }
