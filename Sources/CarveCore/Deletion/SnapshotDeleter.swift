@@ -95,7 +95,7 @@ public struct SnapshotDeleter: Sendable {
         let marked = mark(current, on: filesystem)
         do {
             try backend.deleteSubvolume(current, on: filesystem, recursive: rules.recursive)
-        } catch let error as SystemCallError where error.errno == 2 {
+        } catch let error as SystemCallError where error.errno == Errno.ENOENT {
             return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
         } catch {
             if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }

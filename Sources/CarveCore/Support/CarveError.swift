@@ -44,7 +44,7 @@ public struct SystemCallError: ReportableError, Equatable {
     /// errno (positive), or 0 when the call gave no errno.
     public let errno: Int32
     /// The exit status: permission errors map to "needs root".
-    public var exitStatus: ExitStatus { errno == 1 || errno == 13 ? .needsRoot : .failure }
+    public var exitStatus: ExitStatus { errno == Errno.EPERM || errno == Errno.EACCES ? .needsRoot : .failure }
 
     public init(_ context: String, call: String, errno: Int32) {
         self.context = context
@@ -59,6 +59,9 @@ public struct SystemCallError: ReportableError, Equatable {
 
 /// errno names and texts without importing libc into the core.
 public enum Errno {
+    /// The values carve tests for by name (Linux's numbers; CarveCore imports no libc).
+    public static let EPERM: Int32 = 1, ENOENT: Int32 = 2, EACCES: Int32 = 13
+
     private static let names: [Int32: (String, String)] = [
         1: ("EPERM", "operation not permitted"), 2: ("ENOENT", "no such file or directory"),
         5: ("EIO", "input/output error"), 6: ("ENXIO", "no such device or address"),

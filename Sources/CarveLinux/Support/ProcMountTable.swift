@@ -8,7 +8,7 @@ public struct ProcMountTable: MountTable {
 
     public func mounts() throws -> [MountEntry] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw SystemCallError("cannot read \(path)", call: "open", errno: 2)
+            throw SystemCallError("cannot read \(path)", call: "open", errno: ENOENT)
         }
         return try MountInfo.parse(ByteText.decode(data))
     }

@@ -75,31 +75,23 @@ enum ManagerMetadataRemoval {
 
     /// Empties the directory open at `fd` (and closes it).
     private static func removeContents(of fd: Int32, path: String, keeping kept: String? = nil) throws {
-        guard let directory = fdopendir(fd) else {
-            close(fd)
-            throw SystemCallError("cannot read snapshot metadata \(path)", call: "fdopendir", errno: errno)
-        }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            try withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                let name = raw.bindMemory(to: CChar.self).baseAddress!
-                if strcmp(name, ".") == 0 || strcmp(name, "..") == 0 { return }
-                if let kept, strcmp(name, kept) == 0 { return }
-                let child = path + "/" + ByteText.decode(cString: name)
-                var info = stat()
-                guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    if errno == ENOENT { return }
-                    throw SystemCallError("cannot remove snapshot metadata \(child)", call: "fstatat", errno: errno)
-                }
-                let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-                if isDirectory {
-                    let inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    guard inner >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(child)", call: "openat", errno: errno) }
-                    try removeContents(of: inner, path: child)
-                }
-                guard unlinkat(fd, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {
-                    throw SystemCallError("cannot remove snapshot metadata \(child)", call: "unlinkat", errno: errno)
-                }
+        defer { close(fd) }
+        let keptName = kept.map { ByteText.bytes(of: $0).map { CChar(bitPattern: $0) } + [0] }
+        for name in try DirectoryAccess.entryNames(fd, path) where name != keptName {
+            let child = path + "/" + DirectoryAccess.text(name)
+            var info = stat()
+            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno == ENOENT { continue }
+                throw SystemCallError("cannot remove snapshot metadata \(child)", call: "fstatat", errno: errno)
+            }
+            let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+            if isDirectory {
+                let inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard inner >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(child)", call: "openat", errno: errno) }
+                try removeContents(of: inner, path: child)
+            }
+            guard unlinkat(fd, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {
+                throw SystemCallError("cannot remove snapshot metadata \(child)", call: "unlinkat", errno: errno)
             }
         }
     }
@@ -107,13 +99,12 @@ enum ManagerMetadataRemoval {
     /// True when nothing below `path` is on another device: no subvolume (each has
     /// its own device number) and no mount is left inside.
     private static func holdsOnlyPlainFiles(_ path: String, device: dev_t) throws -> Bool {
-        guard let directory = ByteText.withCString(path, { opendir($0) }) else {
-            throw SystemCallError("cannot read snapshot metadata \(path)", call: "opendir", errno: errno)
+        let directory = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard directory >= 0 else {
+            throw SystemCallError("cannot read snapshot metadata \(path)", call: "open", errno: errno)
         }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { ByteText.decode(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name == "." || name == ".." { continue }
+        defer { close(directory) }
+        for name in try DirectoryAccess.entryNames(directory, path).map(DirectoryAccess.text) {
             let child = path + "/" + name
             var info = stat()
             guard ByteText.withCString(child, { lstat($0, &info) }) == 0 else {
