@@ -47,6 +47,10 @@ import Testing
         let high = DeviceNumber(major: 7, minor: 300), next = DeviceNumber(major: 8, minor: 0)
         #expect(high.packed > next.packed, "a minor of 256 or more sorts after a higher major, as in lsblk")
         #expect(DeviceNumber(major: 7, minor: 1).packed < DeviceNumber(major: 7, minor: 2).packed)
+        for number in [high, next, DeviceNumber(major: 259, minor: 70_000), DeviceNumber(major: 4095, minor: 255), DeviceNumber(major: 5000, minor: 1)] {
+            #expect(DeviceNumber(packed: number.packed) == number, "\(number) round-trips through dev_t")
+        }
+        #expect(DeviceNumber(major: 8, minor: 1).packed == 0x801, "glibc's makedev(8, 1)")
     }
 
     @Test func devicesUnderNamesAreTheSubtreesInListingOrder() throws {

@@ -16,6 +16,12 @@ public struct DeviceNumber: Sendable, Hashable, Codable, CustomStringConvertible
         let major = UInt64(major), minor = UInt64(minor)
         return ((major & 0xffff_f000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffff_ff00) << 12) | (minor & 0xff)
     }
+
+    /// The number a `dev_t` (stat's st_rdev) packs, as major(3) and minor(3) unpack it.
+    public init(packed raw: UInt64) {
+        major = UInt32(truncatingIfNeeded: ((raw >> 8) & 0xfff) | ((raw >> 32) & ~UInt64(0xfff)))
+        minor = UInt32(truncatingIfNeeded: (raw & 0xff) | ((raw >> 12) & ~UInt64(0xff)))
+    }
 }
 
 /// Identification of a device's content: filesystem, partition entry, partition table,

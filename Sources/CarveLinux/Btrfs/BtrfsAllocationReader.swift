@@ -52,13 +52,7 @@ struct BtrfsAllocationReader {
     func isDevice(_ device: BlockDevice, _ path: String) -> Bool {
         var status = stat()
         return path == device.path
-            || (ByteText.withCString(path, { stat($0, &status) }) == 0 && UInt64(status.st_rdev) == deviceNumber(device))
-    }
-
-    private func deviceNumber(_ device: BlockDevice) -> UInt64 {
-        // glibc's makedev is a macro Swift does not import; this is its encoding.
-        let major = UInt64(device.number.major), minor = UInt64(device.number.minor)
-        return (major & 0xfff) << 8 | (major & ~0xfff) << 32 | (minor & 0xff) | (minor & ~0xff) << 12
+            || (ByteText.withCString(path, { stat($0, &status) }) == 0 && UInt64(status.st_rdev) == device.number.packed)
     }
 
     /// Every DEV_EXTENT item of `devid` in the device tree.

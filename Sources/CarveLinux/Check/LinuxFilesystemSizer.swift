@@ -93,13 +93,7 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
         )
     }
 
-    func usedBytes(at mountpoint: String) throws -> UInt64 {
-        var info = statvfs()
-        guard statvfs(mountpoint, &info) == 0 else {
-            throw SystemCallError("cannot read the space of \(mountpoint)", call: "statvfs", errno: errno)
-        }
-        return (UInt64(info.f_blocks) - UInt64(info.f_bfree)) * UInt64(info.f_frsize)
-    }
+    func usedBytes(at mountpoint: String) throws -> UInt64 { try StatvfsSpace.read(mountpoint).used }
 
     static func roundUpToMiB(_ bytes: UInt64) -> UInt64 { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 }

@@ -54,10 +54,7 @@ public struct LinuxDeviceSource: DeviceSource {
         }
         switch info.st_mode & S_IFMT {
         case S_IFBLK:
-            let raw = UInt64(info.st_rdev)
-            let major = UInt32(truncatingIfNeeded: ((raw >> 8) & 0xfff) | ((raw >> 32) & ~UInt64(0xfff)))
-            let minor = UInt32(truncatingIfNeeded: (raw & 0xff) | ((raw >> 12) & ~UInt64(0xff)))
-            return DeviceNumber(major: major, minor: minor)
+            return DeviceNumber(packed: UInt64(info.st_rdev))
         case S_IFREG: throw DevicePathError.notBlockDevice(path, is: .regularFile)
         case S_IFDIR: throw DevicePathError.notBlockDevice(path, is: .directory)
         case S_IFCHR: throw DevicePathError.notBlockDevice(path, is: .characterDevice)
