@@ -58,18 +58,20 @@ public struct DeviceListingView {
     public func json() -> JSONValue {
         let devices = tree
             ? forest.map(object(for:))
-            : DeviceTree.sortedByNumber(DeviceTree.flattened(forest)).map { object(for: $0, children: []) }
+            : listOrder.map { object(for: $0, children: []) }
         return .object([("blockdevices", .array(devices))])
     }
 
     /// Every line of the tree, a device under two parents twice, as lsblk prints them.
     private var treeOrder: [BlockDevice] { DeviceTree.lines(forest).map(\.device) }
 
-    /// `--raw` and `--pairs` keep the tree's order, every line of it; a plain `--list`
-    /// shows each device once, sorted by MAJ:MIN as a whole, as lsblk does (a loop
-    /// device's partitions, 259:N, come after 7:N).
+    /// A plain `--list` (table or JSON): each device once, sorted by MAJ:MIN as a whole,
+    /// as lsblk does (a loop device's partitions, 259:N, come after 7:N).
+    private var listOrder: [BlockDevice] { DeviceTree.sortedByNumber(DeviceTree.flattened(forest)) }
+
+    /// `--raw` and `--pairs` keep the tree's order, every line of it; a plain list, `listOrder`.
     private func flatRows(sorted: Bool = false) -> [DeviceRow] {
-        (sorted ? DeviceTree.sortedByNumber(DeviceTree.flattened(forest)) : treeOrder).map { row($0) }
+        (sorted ? listOrder : treeOrder).map { row($0) }
     }
 
     private func row(_ device: BlockDevice, treePrefix: String = "") -> DeviceRow {
