@@ -177,7 +177,6 @@ struct SnapperInterruptedDeletionTests {
     @Test func killedAgainAndAgainNothingIsLeftHalfDone() throws {
         try withSnapper { disk, config in
             try create(config, count: 40)
-            let snapshots = disk.mountpoint + "/data/.snapshots"
             let arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--all", "--yes"]
             for round in 1...4 {
                 let run = try disk.startCarve(arguments, afterDeletions: 2).run
