@@ -12,7 +12,8 @@ let package = Package(
         .executable(name: "carve", targets: ["carve"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // 1.8.2 without its Foundation import, so the binary links no Foundation (Vendor/…/PATCHED.md).
+        .package(path: "Vendor/swift-argument-parser"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -36,7 +37,7 @@ let package = Package(
         // Prints what the man pages are generated from (Scripts/man); not installed.
         .executableTarget(name: "carve-manual-data", dependencies: ["CarveCLI"]),
         // Shared by the test targets only: loop images, udevd, running reference tools.
-        .target(name: "CarveTestSupport", dependencies: ["CarveCore"]),
+        .target(name: "CarveTestSupport", dependencies: ["CarveCore", "CarveLinux"]),
         .testTarget(
             name: "CarveCoreTests",
             dependencies: [

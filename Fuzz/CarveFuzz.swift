@@ -22,7 +22,7 @@ enum FuzzTarget: String, CaseIterable {
 
     func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = TimeZone.utc
         switch self {
         case .size:
             if let bytes = try? ByteSize.parse(text), text.allSatisfy(\.isASCIIDigit) {
@@ -31,12 +31,12 @@ enum FuzzTarget: String, CaseIterable {
         case .duration: _ = try? TimeSpan.parse(text)
         case .date: _ = try? DateArgument.parse(text, timeZone: utc)
         case .snapshotName: _ = try? SnapshotName.parse(text)
-        case .snapperInfo: _ = try? SnapperInfo.parse(data, config: "root")
+        case .snapperInfo: _ = try? SnapperInfo.parse(Array(data), config: "root")
         case .snapperConfig:
             _ = try? SnapperConfig.parse(name: "root", text: text)
             _ = try? SnapperConfig.configNames(fromSysconfig: text)
         case .timeshiftInfo:
-            _ = try? TimeshiftInfo.parse(data, name: "2026-11-02_12-00-01")
+            _ = try? TimeshiftInfo.parse(Array(data), name: "2026-11-02_12-00-01")
             _ = TimeshiftInfo.date(fromName: text, timeZone: utc)
         case .btrbkName: _ = BtrbkName.parse(text, timeZone: utc)
         case .mountinfo:

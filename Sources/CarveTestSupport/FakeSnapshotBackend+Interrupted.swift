@@ -48,14 +48,14 @@ extension FakeSnapshotBackend {
         let timeshiftPlaces = Set(scope.timeshiftDirectories)
             .union([filesystem.mountedPath(ofTopLevelPath: "timeshift-btrfs/snapshots")].compactMap { $0 })
         let found = state.marked.sorted().compactMap { path -> MarkedDeletionDirectory? in
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = PathText.parent(of: path)
             guard filesystem.mounts.contains(where: { Self.path(path, isInside: $0.mountpoint) }) else { return nil }
             let inside = subvolumes.filter { $0.metadata.metadataPath == path }
             if timeshiftPlaces.contains(parent) {
                 let remaining = inside.map { String($0.path.split(separator: "/").last ?? "") }
                 return MarkedDeletionDirectory(timeshiftPath: path, remaining: remaining.sorted())
             }
-            guard snapperPlaces.contains(parent), let number = Int((path as NSString).lastPathComponent) else { return nil }
+            guard snapperPlaces.contains(parent), let number = Int(PathText.lastComponent(of: path)) else { return nil }
             return MarkedDeletionDirectory(path: path, config: state.configs[parent], number: number, snapshotPresent: !inside.isEmpty)
         }
         return MarkedDirectoryScan(directories: found)

@@ -98,6 +98,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
+    public var workingDirectory: String { FileManager.default.currentDirectoryPath }
+
     /// The stored volume whose mounted path is `path`, as the real statfs would place it.
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
         let wanted = Set(filesystems.map(\.uuid))

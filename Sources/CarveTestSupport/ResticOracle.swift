@@ -75,6 +75,6 @@ public final class ResticOracle {
     private static func snapshot(_ object: [String: Any]) throws -> Snapshot {
         guard let id = object["id"] as? String, let host = object["hostname"] as? String, let time = object["time"] as? String
         else { throw Shell.Failure(command: ["restic"], result: Shell.Result(status: 0, stdout: "\(object)", stderr: "no id/hostname/time")) }
-        return Snapshot(id: id, host: host, time: try DateArgument.parse(time))
+        return Snapshot(id: id, host: host, time: try DateArgument.parse(time, timeZone: .utc))
     }
 }

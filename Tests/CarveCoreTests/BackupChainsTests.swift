@@ -106,7 +106,7 @@ struct BackupChainsTests {
     @Test func theClassifierDoesNotCallThePreviousBackupTheSource() {
         let r1 = Volume(id: 300, path: "data.1", uuid: F.uuid(300), receivedUUID: F.uuid(1), created: F.epoch)
         let r2 = Volume(id: 301, path: "data.2", uuid: F.uuid(301), parentUUID: F.uuid(300), receivedUUID: F.uuid(2), created: F.epoch)
-        let classified = SnapshotClassifier(readFile: { _, _ in nil }).classify([r1, r2]).subvolumes
+        let classified = SnapshotClassifier(timeZone: .utc, readFile: { _, _ in nil }).classify([r1, r2]).subvolumes
         #expect(classified[1].sourceID == nil && classified[1].sourcePath == nil)
     }
 
@@ -120,7 +120,7 @@ struct BackupChainsTests {
             .init(filesystem: source, subvolumes: [data, s1, s2]),
             .init(filesystem: target, subvolumes: [r2]),
         ])
-        let request = try DeleteRequest(names: [], ids: [], filesystems: ["/src"], selection: SnapshotSelection(all: true))
+        let request = try DeleteRequest(names: [], ids: [], filesystems: ["/src"], selection: SnapshotSelection(all: true, timeZone: .utc))
         let plan = try request.plan(backend: backend, rules: DeletionRules(), now: F.epoch)
         #expect(plan.toDelete.map(\.subvolume.path) == ["snaps/data.1"])
         #expect(plan.protected.map(\.reason) == ["parent of the incremental backup at /backup/data.2 (use --break-chains)"])

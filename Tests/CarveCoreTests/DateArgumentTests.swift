@@ -48,7 +48,7 @@ import Testing
         let formatter = ISO8601DateFormatter()
         await propertyCheck(input: Gen.int64(in: 0...4_102_444_799)) { seconds in
             let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
-            let text = formatter.string(from: instant)
+            let text = formatter.string(from: instant.foundation)
             #expect((try? DateArgument.parse(text, timeZone: berlin)) == instant)
         }
     }
@@ -59,9 +59,9 @@ import Testing
             let hh = abs(minutes) / 60, mm = abs(minutes) % 60
             let offset = sign + (hh < 10 ? "0" : "") + "\(hh):" + (mm < 10 ? "0" : "") + "\(mm)"
             var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = utc
+            calendar.timeZone = Foundation.TimeZone(identifier: "UTC")!
             let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                                from: Date(timeIntervalSince1970: TimeInterval(base)))
+                                                from: Foundation.Date(timeIntervalSince1970: TimeInterval(base)))
             func pad(_ v: Int?, _ n: Int) -> String { let s = String(v ?? 0); return String(repeating: "0", count: max(0, n - s.count)) + s }
             let local = "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
             let parsed = try? DateArgument.parse(local + offset, timeZone: berlin)
@@ -87,8 +87,8 @@ import Testing
             let zone = zones[zoneIndex]
             let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
             let formatter = ISO8601DateFormatter()
-            formatter.timeZone = zone
-            #expect(DateText.iso8601(instant, timeZone: zone) == formatter.string(from: instant))
+            formatter.timeZone = Foundation.TimeZone(identifier: zone.identifier)
+            #expect(DateText.iso8601(instant, timeZone: zone) == formatter.string(from: instant.foundation))
             #expect((try? DateArgument.parse(DateText.iso8601(instant, timeZone: zone), timeZone: utc)) == instant)
             let short = DateText.short(instant, timeZone: zone)
             #expect((try? DateArgument.parse(short, timeZone: zone))

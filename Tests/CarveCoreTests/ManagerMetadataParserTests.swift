@@ -21,7 +21,7 @@ import Testing
         """
 
     @Test func readsEveryField() throws {
-        let metadata = try SnapperInfo.parse(Data(post.utf8), config: "root")
+        let metadata = try SnapperInfo.parse(Array(post.utf8), config: "root")
         #expect(metadata.manager == .snapper)
         #expect(metadata.config == "root")
         #expect(metadata.number == 12)
@@ -36,7 +36,7 @@ import Testing
 
     @Test func minimalSingleSnapshotIsNotImportant() throws {
         let xml = "<snapshot><type>single</type><num>0</num><date>1970-01-01 00:00:00</date></snapshot>"
-        let metadata = try SnapperInfo.parse(Data(xml.utf8))
+        let metadata = try SnapperInfo.parse(Array(xml.utf8))
         #expect(metadata.number == 0 && !metadata.important && metadata.description == nil && metadata.preNumber == nil)
         #expect(metadata.created == Date(timeIntervalSince1970: 0))
     }
@@ -57,7 +57,7 @@ import Testing
     ])
     func rejectsMalformedFilesWithAReason(xml: String, reason: String) {
         #expect {
-            try SnapperInfo.parse(Data(xml.utf8))
+            try SnapperInfo.parse(Array(xml.utf8))
         } throws: { error in
             (error as? SnapperInfo.Failure)?.reason.contains(reason) == true
         }
@@ -65,12 +65,12 @@ import Testing
 
     @Test func hostileFilesFailFast() {
         let deep = String(repeating: "<a>", count: 100_000)
-        #expect(throws: SnapperInfo.Failure.self) { try SnapperInfo.parse(Data(deep.utf8)) }
-        let huge = Data(repeating: 0x20, count: SnapperInfo.maximumSize + 1)
+        #expect(throws: SnapperInfo.Failure.self) { try SnapperInfo.parse(Array(deep.utf8)) }
+        let huge = [UInt8](repeating: 0x20, count: SnapperInfo.maximumSize + 1)
         #expect(throws: SnapperInfo.Failure(reason: "larger than 65536 bytes")) { try SnapperInfo.parse(huge) }
         let many = "<snapshot>" + String(repeating: "<x/>", count: 11_000) + "</snapshot>"
-        #expect(throws: SnapperInfo.Failure.self) { try SnapperInfo.parse(Data(many.utf8)) }
-        #expect(throws: SnapperInfo.Failure(reason: "not UTF-8")) { try SnapperInfo.parse(Data([0xff, 0xfe, 0x3c])) }
+        #expect(throws: SnapperInfo.Failure.self) { try SnapperInfo.parse(Array(many.utf8)) }
+        #expect(throws: SnapperInfo.Failure(reason: "not UTF-8")) { try SnapperInfo.parse([UInt8]([0xff, 0xfe, 0x3c])) }
     }
 }
 
@@ -124,13 +124,13 @@ import Testing
 @Suite struct TimeshiftInfoTests {
     @Test func readsCreatedTagsAndComments() throws {
         let json = #"{"name":"2026-11-01_12-00-01","created":"1793534401","sys-uuid":"x","tags":"O D","comments":"before upgrade"}"#
-        let metadata = try TimeshiftInfo.parse(Data(json.utf8), name: "2026-11-01_12-00-01")
+        let metadata = try TimeshiftInfo.parse(Array(json.utf8), name: "2026-11-01_12-00-01")
         #expect(metadata.manager == .timeshift)
         #expect(metadata.name == "2026-11-01_12-00-01")
         #expect(metadata.created == Date(timeIntervalSince1970: 1_793_534_401))
         #expect(metadata.tags == ["O", "D"])
         #expect(metadata.description == "before upgrade")
-        let numeric = try TimeshiftInfo.parse(Data(#"{"created":1793534401,"comments":""}"#.utf8), name: "n")
+        let numeric = try TimeshiftInfo.parse(Array(#"{"created":1793534401,"comments":""}"#.utf8), name: "n")
         #expect(numeric.description == nil && numeric.tags.isEmpty)
     }
 
@@ -138,7 +138,7 @@ import Testing
                       ("{}", "no \"created\""), ("{\"created\":\"yesterday\"}", "not Unix seconds")])
     func rejectsMalformedFiles(json: String, reason: String) {
         #expect {
-            try TimeshiftInfo.parse(Data(json.utf8), name: "n")
+            try TimeshiftInfo.parse(Array(json.utf8), name: "n")
         } throws: { error in
             (error as? TimeshiftInfo.Failure)?.reason.contains(reason) == true
         }

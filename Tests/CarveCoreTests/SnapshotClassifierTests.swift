@@ -21,7 +21,7 @@ import Testing
     func files(_ contents: [String: String], unreadable: Set<String> = []) -> SnapshotClassifier.FileReader {
         { path, _ in
             if unreadable.contains(path) { throw SnapperInfo.Failure(reason: "permission denied (EACCES)") }
-            return contents[path].map { Data($0.utf8) }
+            return contents[path].map { Array($0.utf8) }
         }
     }
 

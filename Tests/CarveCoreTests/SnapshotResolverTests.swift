@@ -119,5 +119,5 @@ func absolutePathsAreNormalised(path: String) {
         }
         return "/" + parts.joined(separator: "/")
     }()
-    #expect(SnapshotResolver.absolute(path) == expected)
+    #expect(SnapshotResolver.absolute(path, from: FileManager.default.currentDirectoryPath) == expected)
 }

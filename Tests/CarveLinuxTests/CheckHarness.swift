@@ -132,6 +132,8 @@ struct ReferenceSnapshotBackend: SnapshotListing {
 
     func resolvedPath(_ path: String) -> String? { path }
 
+    var workingDirectory: String { FileManager.default.currentDirectoryPath }
+
     func mountedFilesystems() throws -> [Filesystem] { [try filesystem(containing: mountpoint)] }
 
     func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }

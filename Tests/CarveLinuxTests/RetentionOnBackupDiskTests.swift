@@ -50,7 +50,7 @@ struct RetentionOnBackupDiskTests {
         let rows = listed["snapshots"] as? [[String: Any]] ?? []
         #expect(rows.allSatisfy { $0["date_source"] as? String == "btrbk" })
         let survivors = Set(rows.compactMap { row -> String? in
-            guard let created = row["created"] as? String, let date = try? DateArgument.parse(created) else { return nil }
+            guard let created = row["created"] as? String, let date = try? DateArgument.parse(created, timeZone: utc) else { return nil }
             return DateText.iso8601(date, timeZone: utc)
         })
         #expect(survivors == expected, "carve kept \(survivors.sorted()), restic \(expected.sorted())")

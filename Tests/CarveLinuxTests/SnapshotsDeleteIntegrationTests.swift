@@ -13,7 +13,7 @@ struct SnapshotsDeleteIntegrationTests {
             for name in ["old.1", "old.2"] { try disk.snapshot(name) }
             sleep(3)
             let boundaryDate = Date()
-            let boundary = ISO8601DateFormatter().string(from: boundaryDate)
+            let boundary = ISO8601DateFormatter().string(from: boundaryDate.foundation)
             sleep(2)
             for name in ["new.1", "new.2", "new.3"] { try disk.snapshot(name) }
             try disk.snapshot("other.1", of: "other")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CarveCore
-import Foundation
 
 /// `carve snapshots list [PATH...]`: every btrfs snapshot of the filesystems holding
 /// PATH (default: every mounted btrfs, each once), with its manager's metadata and

@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 
 /// What `delete` and `thin` share around the Core `DeletionSession`: the root check,
 /// the plan on a scan progress line, the prompt, progress bar and audit lines as the

@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 
 /// What a delete or thin run prints: the plan as a table, and the result as one
 /// summary line or the JSON object scripts read.

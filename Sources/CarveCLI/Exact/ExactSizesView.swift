@@ -1,11 +1,11 @@
 import CarveCore
-import Foundation
+import CarveLinux
 
 /// A one-line progress indicator for extent scans on stderr, drawn only when stderr
 /// is a terminal and at most ten times a second.
 final class ScanProgressLine: @unchecked Sendable {
     private let output: any OutputSink
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lastDrawn = Date.distantPast
     private var drawn = false
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CarveCore
-import Foundation
+import CarveLinux
 
 /// The options that shape what a report prints, for scripts and cron: `--quiet`
 /// (errors only on stderr) and `--compact` (each JSON document on one line).
@@ -42,7 +42,7 @@ struct QuietOutput: OutputSink {
 /// (carve escapes newlines inside them), so the state is only "inside a string or not".
 final class CompactJSONOutput: OutputSink, @unchecked Sendable {
     private let base: any OutputSink
-    private let lock = NSLock()
+    private let lock = Lock()
     private var inString = false
     private var escaped = false
     private var depth = 0

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CarveCore
-import Foundation
+import CarveLinux
 
 /// SELECTION, shared by `snapshots list`, `delete` and `thin` through `@OptionGroup`.
 /// Values are parsed by the core parsers so errors read the same everywhere.
@@ -47,7 +47,7 @@ struct SelectionOptions: ParsableArguments {
     /// The selection as the core applies it; a `UsageError` naming the bad value.
     /// Dates without an offset are read in `timeZone` (the clock's).
     func selection(timeZone: TimeZone = .current) throws(UsageError) -> SnapshotSelection {
-        var selection = SnapshotSelection(all: all)
+        var selection = SnapshotSelection(all: all, timeZone: timeZone)
         if let olderThan { selection.olderThan = try TimeSpan.parse(olderThan) }
         if let before { selection.before = try DateArgument.parse(before, timeZone: timeZone) }
         if let after { selection.after = try DateArgument.parse(after, timeZone: timeZone) }

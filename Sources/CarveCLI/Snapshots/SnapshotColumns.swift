@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 
 /// One snapshot as listings show it: the subvolume, its filesystem, and where its
 /// source is mounted (looked up in the same listing). A class that points into its

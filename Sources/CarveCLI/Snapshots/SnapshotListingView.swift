@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 
 /// What `carve snapshots list` prints: the notes of each listing on stderr, the rows in
 /// the order `--sort` asks for, as a table or as `{"snapshots": [...]}`, and a summary.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CarveCore
 import CarveLinux
-import Foundation
 
 /// What the shell completes for carve's arguments, shared by the commands so
 /// that every DEVICE, filesystem PATH and SNAPSHOT argument completes alike:
@@ -39,11 +38,11 @@ struct SnapshotCompletion {
     /// Every snapper snapshot: config name, number, and the path of its subvolume.
     func snapperSnapshots() -> [(config: String, number: Int, path: String)] {
         let configDirectory = resolved("/etc/snapper/configs")
-        let configs = (try? FileManager.default.contentsOfDirectory(atPath: configDirectory)) ?? []
+        let configs = Files.names(in: configDirectory) ?? []
         return configs.sorted().flatMap { config -> [(config: String, number: Int, path: String)] in
             guard let subvolume = snapperSubvolume(configFile: configDirectory + "/" + config) else { return [] }
             let base = subvolume == "/" ? "/.snapshots" : subvolume + "/.snapshots"
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: resolved(base))) ?? []
+            let entries = Files.names(in: resolved(base)) ?? []
             return entries.compactMap(Int.init).sorted().map { (config, $0, "\(base)/\($0)/snapshot") }
         }
     }
@@ -54,7 +53,7 @@ struct SnapshotCompletion {
         guard let data = try? MetadataFile.read(configFile, limit: SnapperConfig.maximumSize) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix("SUBVOLUME=") {
-            let value = line.dropFirst("SUBVOLUME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+            let value = String(line.dropFirst("SUBVOLUME=".count)).trimming(charactersIn: "\"' ")
             return value.isEmpty ? nil : value
         }
         return nil
@@ -63,16 +62,12 @@ struct SnapshotCompletion {
     /// Directories whose path starts with `prefix`, each ending in `/` so the
     /// next TAB descends into it.
     func directories(completing prefix: String) -> [String] {
-        let parent = prefix.hasSuffix("/") ? prefix : (prefix as NSString).deletingLastPathComponent
+        let parent = prefix.hasSuffix("/") ? prefix : PathText.parent(of: prefix)
         let base = parent.hasSuffix("/") ? parent : parent + "/"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: resolved(base))) ?? []
+        let entries = Files.names(in: resolved(base)) ?? []
         return entries.sorted().compactMap { name in
-            var isDirectory: ObjCBool = false
             let path = base + name
-            guard FileManager.default.fileExists(atPath: resolved(path), isDirectory: &isDirectory),
-                isDirectory.boolValue
-            else { return nil }
-            return path + "/"
+            return Files.isDirectory(resolved(path)) ? path + "/" : nil
         }
     }
 

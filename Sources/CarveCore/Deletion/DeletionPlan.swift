@@ -1,4 +1,3 @@
-import Foundation
 
 /// A selected snapshot that the safety rules keep, and why.
 public struct ProtectedSnapshot: Sendable {

@@ -1,4 +1,3 @@
-import Foundation
 
 /// `carve snapshots delete`: snapshots named by path, snapper number or id, and
 /// those the selection options choose on the filesystems in scope (union).
@@ -39,7 +38,7 @@ public struct DeleteRequest: Sendable {
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
         // One statfs per named path places it; the filesystems to list follow from them.
         let named = names.compactMap { name -> String? in
-            if case .path(let path) = name { return SnapshotResolver.absolute(path) } else { return nil }
+            if case .path(let path) = name { return SnapshotResolver.absolute(path, from: backend.workingDirectory) } else { return nil }
         }
         let located = named.isEmpty ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
         let listings = BackupChains.linked(
@@ -131,7 +130,7 @@ enum Scope {
             }
         } else {
             for path in paths {
-                let absolute = SnapshotResolver.absolute(path)
+                let absolute = SnapshotResolver.absolute(path, from: backend.workingDirectory)
                 let filesystem = try located[absolute]?.filesystem ?? backend.filesystem(named: absolute)
                 if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
             }

@@ -1,12 +1,11 @@
-import Foundation
+import Synchronization
 
 /// Set by SIGINT/SIGTERM (or a test); the executor stops after the snapshot being deleted.
-public final class CancellationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+public final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
     public init() {}
-    public func cancel() { lock.lock(); cancelled = true; lock.unlock() }
-    public var isCancelled: Bool { lock.lock(); defer { lock.unlock() }; return cancelled }
+    public func cancel() { cancelled.store(true, ordering: .sequentiallyConsistent) }
+    public var isCancelled: Bool { cancelled.load(ordering: .sequentiallyConsistent) }
 }
 
 /// What a deletion run did: one outcome per snapshot tried, and what was left untried.

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Turns what the user typed (paths, snapper numbers, subvolume ids) into the
 /// snapshots of the filesystems in scope. Every name must resolve: an unknown one
@@ -42,7 +41,7 @@ public struct SnapshotResolver: Sendable {
     }
 
     func resolve(path: String) throws -> PlannedSnapshot {
-        let absolute = Self.absolute(path)
+        let absolute = Self.absolute(path, from: backend.workingDirectory)
         if let found = locatedSnapshot(absolute) { return found }
         let real = backend.resolvedPath(absolute)
         guard real != nil || listings.contains(where: { listing in
@@ -52,7 +51,7 @@ public struct SnapshotResolver: Sendable {
         let filesystem = try btrfs(containing: resolved, named: path)
         if resolved != absolute {
             // A symlink may lead carve elsewhere only inside the same filesystem.
-            let parent = (absolute as NSString).deletingLastPathComponent
+            let parent = PathText.parent(of: absolute)
             let start = try btrfs(containing: parent, named: path)
             guard start.uuid == filesystem.uuid else {
                 throw UsageError("\(path) is a symlink out of its filesystem (to \(resolved))")
@@ -141,9 +140,9 @@ public struct SnapshotResolver: Sendable {
     }
 
     /// An absolute, normalised path: no `.`, `..` or trailing slash; symlinks kept.
-    static func absolute(_ path: String) -> String {
+    static func absolute(_ path: String, from workingDirectory: @autoclosure () -> String) -> String {
         if isNormalAbsolute(path) { return path }
-        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let joined = path.hasPrefix("/") ? path : workingDirectory() + "/" + path
         var parts: [Substring] = []
         for part in joined.split(separator: "/") {
             if part == "." { continue }

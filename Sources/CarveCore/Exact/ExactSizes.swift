@@ -1,4 +1,3 @@
-import Foundation
 
 /// How a scan of the subvolume trees went: what it read and how long it took.
 public struct ExtentScanReport: Sendable, Hashable, Codable {
@@ -85,10 +84,17 @@ public struct ExactSizes: Sendable, Hashable, Codable {
 
     /// One line for stderr: what was read, how long it took, what is exact.
     public var summary: String {
-        let seconds = String(format: "%.2f", scan.seconds)
+        let seconds = Self.hundredths(scan.seconds)
         return "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
             + "of \(scan.subvolumes) subvolumes in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
             + "metadata is not included (about \(ByteSize.format(nodeSize)) or more of tree blocks per snapshot)"
+    }
+
+    /// "0.05", "12.30": seconds to two places, rounded half up, as printf's %.2f shows them.
+    static func hundredths(_ seconds: Double) -> String {
+        let total = Int((max(0, seconds) * 100).rounded())
+        let fraction = total % 100
+        return "\(total / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }
 

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Applies a `RetentionPolicy` to the snapshots of one group, as restic's
 /// `forget` does: newest first, each period rule keeps a snapshot when its period

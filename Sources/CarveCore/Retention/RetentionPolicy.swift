@@ -1,4 +1,3 @@
-import Foundation
 
 /// Which snapshots of a group to keep, in the words restic and borg use:
 /// `--keep-last N`, `--keep-hourly N` … `--keep-yearly N`, `--keep-within DURATION`.

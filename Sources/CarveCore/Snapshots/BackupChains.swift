@@ -92,7 +92,7 @@ public enum BackupChains {
         of position: Int, in volumes: [Volume], chains: ReceivedChains, index: Index, listings: [VolumeListing]
     ) -> String {
         let volume = volumes[position]
-        if volume.metadata.manager == .btrbk, let name = volume.metadata.name, let base = BtrbkName.parse(name)?.subvolume {
+        if volume.metadata.manager == .btrbk, let name = volume.metadata.name, let base = BtrbkName.parse(name, timeZone: .utc)?.subvolume {
             let directory = volume.path.split(separator: "/").dropLast().joined(separator: "/")
             return "btrbk:\(directory)/\(base)"
         }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// What a snapshot manager recorded about a snapshot.
 public struct ManagerMetadata: Sendable, Hashable, Codable {

@@ -1,4 +1,3 @@
-import Foundation
 
 /// `carve snapshots list`: which filesystems, how their sizes are found, which of their
 /// volumes are shown. The command renders; this finds.

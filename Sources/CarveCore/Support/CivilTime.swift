@@ -1,4 +1,3 @@
-import Foundation
 
 /// A wall-clock time in a time zone: what calendar rules (months, days, ISO weeks)
 /// are counted in. Conversions use only the zone's offset at an instant, so they

@@ -1,3 +1,4 @@
+import Glibc
 import CBtrfsUtil
 
 /// The tree ids, object ids and item types carve searches btrfs for, by the names

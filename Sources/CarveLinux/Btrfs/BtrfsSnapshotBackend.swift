@@ -1,6 +1,5 @@
 import CBtrfsUtil
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,6 +44,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
 
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
+    public var workingDirectory: String { Files.workingDirectory }
+
     /// btrfs folds the subvolume id into statfs's f_fsid (the fsid's words xored
     /// pairwise, then the id), so one statfs tells filesystem and subvolume; the
     /// filesystem is the one whose fsid leaves a 32-bit id.
@@ -73,7 +74,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         let snapper = SnapperConfigFiles(root: root).load()
         warnings += snapper.warnings
         let classifier = SnapshotClassifier(
-            snapperDirectories: snapperDirectories(snapper.configs, on: filesystem),
+            snapperDirectories: snapperDirectories(snapper.configs, on: filesystem), timeZone: .current,
             readFile: { path, limit in try MetadataFile.read(path, limit: limit) })
         let classifyWarnings = classifier.classify(&found)
         var listing = VolumeListing(
@@ -155,6 +156,6 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     private func directory(of path: String) -> String {
         var info = stat()
         guard ByteText.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT != S_IFDIR else { return path }
-        return (path as NSString).deletingLastPathComponent
+        return PathText.parent(of: path)
     }
 }

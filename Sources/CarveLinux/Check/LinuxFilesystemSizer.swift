@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 import Glibc
 
 /// Finds filesystem figures on this machine: btrfs from its ioctls, ext2/3/4 from
@@ -84,9 +83,9 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     /// Swap holds nothing to keep: its minimum is mkswap's (ten pages).
     func swap(_ device: BlockDevice) throws -> FilesystemFigures {
-        let swaps = (try? String(contentsOfFile: "/proc/swaps", encoding: .utf8)).map(ResizeToolOutput.activeSwaps) ?? []
-        let real = URL(fileURLWithPath: device.path).resolvingSymlinksInPath().path
-        let active = swaps.contains { $0 == device.path || URL(fileURLWithPath: $0).resolvingSymlinksInPath().path == real }
+        let swaps = Files.contents("/proc/swaps").map { ResizeToolOutput.activeSwaps(String(decoding: $0, as: UTF8.self)) } ?? []
+        let real = realPath(device.path) ?? device.path
+        let active = swaps.contains { $0 == device.path || realPath($0) == real }
         return FilesystemFigures(
             fsType: "swap", size: device.size, minimum: 10 * UInt64(getpagesize()), source: "mkswap's minimum",
             busy: active ? "an active swap area (/proc/swaps)" : nil
@@ -98,32 +97,18 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
     static func roundUpToMiB(_ bytes: UInt64) -> UInt64 { ((bytes + (1 << 20) - 1) >> 20) << 20 }
 }
 
-/// Runs a report-only tool with Foundation's Process (swift-subprocess is not used:
-/// the package builds without fetching it) and returns its stdout.
+/// Runs a report-only tool in the C locale (its output is parsed) and returns its stdout.
 enum ToolRun {
     static func output(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C"]) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw RuntimeError("cannot run \(arguments[0]): \(error.localizedDescription)")
-        }
-        // stderr is small for these tools; read it after stdout is closed.
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+        let run = try ChildProcess.run(arguments, environment: ["LC_ALL": "C"])
+        guard run.status == 0 else {
+            let message = String(decoding: run.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             if message.contains("Permission denied") || message.contains("Operation not permitted") {
                 throw NeedsRootError("running \(arguments.joined(separator: " "))")
             }
-            throw RuntimeError("\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
+            // env(1) exits 127 when the tool is not installed.
+            throw RuntimeError("\(arguments.joined(separator: " ")) exited \(run.status): \(message)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: run.stdout, as: UTF8.self)
     }
 }

@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +13,7 @@ public struct FileDeletionLock: DeletionLock {
 
     /// /run/lock/carve.lock, or `CARVE_LOCK_FILE` (tests run side by side with a real carve).
     public static var defaultPath: String {
-        ProcessInfo.processInfo.environment["CARVE_LOCK_FILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/lock/carve.lock"
+        getenv("CARVE_LOCK_FILE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/run/lock/carve.lock"
     }
 
     public func acquire(timeout: Double) throws -> any LockHolder {
@@ -48,13 +47,13 @@ public struct FileDeletionLock: DeletionLock {
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = pread(fd, &bytes, bytes.count, 0)
         guard count > 0 else { return nil }
-        return Int32(String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: bytes[..<count], as: UTF8.self).trimmingWhitespace)
     }
 }
 
 /// The held lock: released (and the pid cleared) by `release` or when the holder goes away.
 final class FileLockHolder: LockHolder, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fd: Int32
 
     init(fd: Int32) { self.fd = fd }

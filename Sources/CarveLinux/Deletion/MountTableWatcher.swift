@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +11,7 @@ final class MountTableWatcher: @unchecked Sendable {
     static let shared = MountTableWatcher(path: "/proc/self/mountinfo")
 
     private let path: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fd: Int32 = -1
     private var cached: [MountEntry] = []
     /// False until a read succeeds and after one fails: then the next call reads
@@ -71,7 +70,7 @@ final class MountTableWatcher: @unchecked Sendable {
 
     /// Reads the whole file from the start; reading it also re-arms the change event.
     private func read() throws -> [MountEntry] {
-        var data = Data()
+        var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var offset: off_t = 0
         while true {

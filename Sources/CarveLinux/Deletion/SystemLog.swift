@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +9,6 @@ public enum SystemLog {
 
     public static func notice(_ message: String) {
         _ = opened
-        withVaList([message]) { vsyslog(LOG_NOTICE, "%s", $0) }
+        message.withCString { text in withVaList([text]) { vsyslog(LOG_NOTICE, "%s", $0) } }
     }
 }

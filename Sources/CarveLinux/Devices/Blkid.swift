@@ -1,6 +1,5 @@
 import CBlkid
 import CarveCore
-import Foundation
 import Glibc
 
 /// A libblkid low-level probe on one device, opened read-only; freed when dropped.
@@ -53,7 +52,7 @@ final class BlkidProbe {
         for index in 0..<max(0, blkid_partlist_numof_partitions(list)) {
             guard let partition = blkid_partlist_get_partition(list, index) else { continue }
             let type = blkid_partition_get_type_string(partition).map { String(cString: $0) }
-                ?? String(format: "0x%x", blkid_partition_get_type(partition))
+                ?? "0x" + String(UInt32(bitPattern: blkid_partition_get_type(partition)), radix: 16)
             entries.partitions[Int(blkid_partition_get_partno(partition))] = DeviceProperties(
                 partUUID: blkid_partition_get_uuid(partition).map { String(cString: $0) },
                 partType: type,
@@ -141,7 +140,7 @@ public struct BlkidPropertySource: DevicePropertySource {
 
 /// Partition tables read during one listing, by disk name.
 private final class TableCache: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var tables: [String: PartitionTableEntries] = [:]
 
     func table(for disk: String) -> PartitionTableEntries? {

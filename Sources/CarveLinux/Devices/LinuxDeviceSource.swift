@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 import Glibc
 
 /// The machine's block devices: libudev enumeration, then the udev database,
@@ -66,7 +65,7 @@ public struct LinuxDeviceSource: DeviceSource {
 /// What this source has collected: the whole inventory once `devices()` ran, and
 /// the fields each described device lacked for want of privileges.
 private final class InventoryCache: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var full: DeviceInventory.Result?
     private var denied: [String: Set<DeviceField>] = [:]
     private var listedDevices: [BlockDevice]?
@@ -114,7 +113,7 @@ struct SwapAwareMountTable: MountTable {
     func mounts() throws -> [MountEntry] {
         let mounts = try base.mounts()
         // No /proc/swaps (a kernel without swap) means no swap, not an error.
-        guard let data = FileManager.default.contents(atPath: swaps) else { return mounts }
+        guard let data = Files.contents(swaps) else { return mounts }
         return mounts + SwapList.entries(for: try SwapList.devicePaths(String(decoding: data, as: UTF8.self)))
     }
 }

@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 import Glibc
 
 /// Block device attributes read from sysfs under a root prefix: "/" on the
@@ -94,7 +93,7 @@ public struct SysfsTree: DeviceAttributeSource {
             total += got
         }
         // Vendor strings (device/model) are not always UTF-8: keep their bytes.
-        let text = ByteText.decode(bytes[..<total]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = ByteText.decode(bytes[..<total]).trimmingWhitespace
         return text.isEmpty ? nil : text
     }
 

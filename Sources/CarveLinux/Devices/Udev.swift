@@ -1,6 +1,5 @@
 import CUdev
 import CarveCore
-import Foundation
 import Glibc
 
 /// A libudev context (`struct udev`), unreferenced when dropped.

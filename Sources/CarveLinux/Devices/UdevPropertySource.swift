@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 import Glibc
 
 /// Properties from the udev database (/run/udev/data), the first source lsblk asks.
@@ -51,7 +50,7 @@ public struct UdevPropertySource: DevicePropertySource {
 public enum UdevDaemon {
     public static func isRunning(proc: String = "/proc", control: String = "/run/udev/control") -> Bool {
         // Without its control socket udevd has never run here: no need to look further.
-        guard FileManager.default.fileExists(atPath: control) else { return false }
+        guard Files.exists(control) else { return false }
         // A live udevd accepts a connection; a stale socket refuses it. Only root may
         // connect, so others look for the process instead.
         return acceptsConnection(control) ?? processIsRunning(proc: proc)
@@ -59,13 +58,13 @@ public enum UdevDaemon {
 
     /// Whether /proc shows a live (not zombie) systemd-udevd.
     public static func processIsRunning(proc: String = "/proc") -> Bool {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: proc) else { return false }
+        guard let entries = Files.names(in: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
-            guard let stat = try? String(contentsOfFile: "\(proc)/\(pid)/stat", encoding: .utf8),
+            guard let stat = Files.contents("\(proc)/\(pid)/stat").map({ String(decoding: $0, as: UTF8.self) }),
                   let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { continue }
             let command = stat[stat.index(after: open)..<close]
-            let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
+            let state = stat[stat.index(after: close)...].drop { $0 == " " }.prefix(1)
             if command == "systemd-udevd" || command == "udevd", state != "Z" { return true }
         }
         return false

@@ -1,5 +1,5 @@
+import Glibc
 import CarveCore
-import Foundation
 
 /// One logical volume as `lvs --reportformat json` reports it, with the fields a
 /// snapshot listing needs (`LVMReport.fields`).
@@ -32,19 +32,29 @@ enum LVMReport {
     static let arguments = ["lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
                             "--config", "report/time_format=\"%Y-%m-%d %H:%M:%S %z\"", "-o", fields.joined(separator: ",")]
 
-    private struct Document: Decodable {
-        struct Section: Decodable { var lv: [[String: String]]? }
-        var report: [Section]
-    }
-
     static func parse(_ text: String) throws(ResizeToolOutput.ParseError) -> [LogicalVolume] {
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
-        } catch {
-            throw ResizeToolOutput.ParseError(tool: "lvs --reportformat json", reason: "not the report lvm2 writes (\(summary(error)))")
+        func fail(_ reason: String) -> ResizeToolOutput.ParseError {
+            ResizeToolOutput.ParseError(tool: "lvs --reportformat json", reason: "not the report lvm2 writes (\(reason))")
         }
-        return try document.report.flatMap { $0.lv ?? [] }.map(volume)
+        let document: JSONDocument
+        do { document = try JSONDocument.parse(Array(text.utf8)) } catch { throw fail(error.description) }
+        guard let sections = document["report"]?.array else { throw fail("no report") }
+        var volumes: [LogicalVolume] = []
+        for section in sections {
+            guard section.isObject else { throw fail("a report section is not an object") }
+            guard let lv = section["lv"] else { continue }
+            guard let rows = lv.array else { throw fail("lv is not a list") }
+            for row in rows {
+                guard case .object(let members) = row else { throw fail("a volume is not an object") }
+                var fields: [String: String] = [:]
+                for (key, value) in members {
+                    guard let text = value.string else { throw fail("\(key) is not a string") }
+                    fields[key] = text
+                }
+                volumes.append(try volume(fields))
+            }
+        }
+        return volumes
     }
 
     private static func volume(_ fields: [String: String]) throws(ResizeToolOutput.ParseError) -> LogicalVolume {
@@ -80,12 +90,5 @@ enum LVMReport {
               let created = localDate(year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2], in: fixed)
         else { throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_time '\(text)' is not a time") }
         return created
-    }
-
-    private static func summary(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-        if case DecodingError.typeMismatch(_, let context) = error { return context.debugDescription }
-        if case DecodingError.keyNotFound(let key, _) = error { return "no \(key.stringValue)" }
-        return "malformed"
     }
 }

@@ -1,5 +1,5 @@
+import Glibc
 import CarveCore
-import Foundation
 
 /// LVM thin snapshots, listed read-only: one filesystem per thin pool (`VG/POOL`), its
 /// thin volumes the volumes, a snapshot the ones with an origin. It does not delete:
@@ -39,6 +39,8 @@ public struct LVMThinBackend: SnapshotListing {
 
     public func resolvedPath(_ path: String) -> String? { path }
 
+    public var workingDirectory: String { Files.workingDirectory }
+
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }
 
     /// The thin volumes of the pool, numbered in report order; sizes are what the pool
@@ -71,7 +73,7 @@ public struct LVMThinBackend: SnapshotListing {
 
     /// `lvs` as root; nil when lvm2 is not installed, so a machine without LVM has no pools.
     public static func runLVS(_ arguments: [String]) throws -> String? {
-        guard ["/usr/sbin/lvs", "/sbin/lvs"].contains(where: FileManager.default.isExecutableFile(atPath:)) else { return nil }
+        guard ["/usr/sbin/lvs", "/sbin/lvs"].contains(where: Files.isExecutable) else { return nil }
         return try ToolRun.output(arguments)
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Values computed once per key and shared by every later caller, safe across threads.

@@ -1,5 +1,5 @@
+import Glibc
 import CarveCore
-import Foundation
 
 /// The mount table as the kernel reports it for this process: /proc/self/mountinfo.
 public struct ProcMountTable: MountTable {
@@ -7,7 +7,7 @@ public struct ProcMountTable: MountTable {
     public init(path: String = "/proc/self/mountinfo") { self.path = path }
 
     public func mounts() throws -> [MountEntry] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = Files.contents(path) else {
             throw SystemCallError("cannot read \(path)", call: "open", errno: ENOENT)
         }
         return try MountInfo.parse(ByteText.decode(data))

@@ -58,6 +58,7 @@ public struct SnapshotBackends: SnapshotBackend {
     }
 
     public func resolvedPath(_ path: String) -> String? { listers.first?.backend.resolvedPath(path) }
+    public var workingDirectory: String { listers.first?.backend.workingDirectory ?? "/" }
 
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
         for lister in listers {

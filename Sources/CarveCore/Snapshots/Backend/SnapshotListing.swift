@@ -11,6 +11,8 @@ public protocol SnapshotListing: Sendable {
     func filesystem(containing path: String) throws -> Filesystem
     /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
     func resolvedPath(_ path: String) -> String?
+    /// The directory relative paths on the command line start from.
+    var workingDirectory: String { get }
     /// The filesystem among `filesystems` and the volume `path` lands in, in one system
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.

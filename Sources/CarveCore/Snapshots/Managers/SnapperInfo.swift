@@ -1,4 +1,3 @@
-import Foundation
 
 /// snapper's per-snapshot `.snapshots/N/info.xml`: type, number, date (UTC,
 /// "YYYY-MM-DD HH:MM:SS"), description, cleanup, pre_num and userdata.
@@ -14,9 +13,9 @@ public enum SnapperInfo {
     /// info.xml files are a few hundred bytes; anything past this is not snapper's.
     public static let maximumSize = 64 * 1024
 
-    public static func parse(_ data: Data, config: String? = nil) throws(Failure) -> ManagerMetadata {
+    public static func parse(_ data: [UInt8], config: String? = nil) throws(Failure) -> ManagerMetadata {
         guard data.count <= maximumSize else { throw Failure(reason: "larger than \(maximumSize) bytes") }
-        guard let text = String(data: data, encoding: .utf8) else { throw Failure(reason: "not UTF-8") }
+        guard let text = String(validating: data, as: UTF8.self) else { throw Failure(reason: "not UTF-8") }
         let root: MiniXML.Element
         do { root = try MiniXML.parse(text) } catch { throw Failure(reason: "not well-formed XML: \(error.reason)") }
         guard root.name == "snapshot" else { throw Failure(reason: "root element is <\(root.name)>, not <snapshot>") }

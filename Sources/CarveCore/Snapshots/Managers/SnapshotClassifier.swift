@@ -1,4 +1,3 @@
-import Foundation
 
 /// Decides which subvolumes are snapshots and attaches what their manager recorded.
 ///
@@ -22,13 +21,13 @@ public struct SnapshotClassifier: Sendable {
 
     /// Reads at most `limit` bytes of a metadata file; nil when it does not exist.
     /// Throws when it exists and cannot be read (the error's description is the reason).
-    public typealias FileReader = @Sendable (_ path: String, _ limit: Int) throws -> Data?
+    public typealias FileReader = @Sendable (_ path: String, _ limit: Int) throws -> [UInt8]?
 
     public var snapperDirectories: [SnapperDirectory]
     public var readFile: FileReader
     public var timeZone: TimeZone
 
-    public init(snapperDirectories: [SnapperDirectory] = [], timeZone: TimeZone = .current, readFile: @escaping FileReader) {
+    public init(snapperDirectories: [SnapperDirectory] = [], timeZone: TimeZone, readFile: @escaping FileReader) {
         self.snapperDirectories = snapperDirectories; self.readFile = readFile; self.timeZone = timeZone
     }
 

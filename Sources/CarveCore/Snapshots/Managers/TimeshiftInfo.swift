@@ -1,4 +1,3 @@
-import Foundation
 
 /// timeshift's btrfs-mode layout: `timeshift-btrfs/snapshots/YYYY-MM-DD_HH-MM-SS/`
 /// holding the subvolumes `@`, `@home`… and an `info.json` with `created` (Unix
@@ -12,36 +11,29 @@ public enum TimeshiftInfo {
 
     public static let maximumSize = 256 * 1024
 
-    public static func parse(_ data: Data, name: String) throws(Failure) -> ManagerMetadata {
+    public static func parse(_ data: [UInt8], name: String) throws(Failure) -> ManagerMetadata {
         guard data.count <= maximumSize else { throw Failure(reason: "larger than \(maximumSize) bytes") }
-        let object: [String: Any]
-        do {
-            guard let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw Failure(reason: "not a JSON object")
-            }
-            object = parsed
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw Failure(reason: "not valid JSON")
-        }
+        let object: JSONDocument
+        do { object = try JSONDocument.parse(data) } catch { throw Failure(reason: "not valid JSON") }
+        guard object.isObject else { throw Failure(reason: "not a JSON object") }
         let created: Date
         switch object["created"] {
-        case let text as String:
+        case .string(let text)?:
             guard let seconds = Int64(text.trimmingSpaces) else { throw Failure(reason: "\"created\" is not Unix seconds") }
             created = Date(timeIntervalSince1970: TimeInterval(seconds))
-        case let number as NSNumber:
-            created = Date(timeIntervalSince1970: number.doubleValue)
+        case .number(let text)?:
+            guard let seconds = Double(text), abs(seconds) < 253_402_300_800 else { throw Failure(reason: "\"created\" is not Unix seconds") }
+            created = Date(timeIntervalSince1970: seconds)
         default:
             throw Failure(reason: "no \"created\"")
         }
-        let tags = (object["tags"] as? String)?.split(separator: " ").map(String.init) ?? []
-        let comments = (object["comments"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let tags = object["tags"]?.string?.split(separator: " ").map(String.init) ?? []
+        let comments = object["comments"]?.string.flatMap { $0.isEmpty ? nil : $0 }
         return ManagerMetadata(manager: .timeshift, name: name, description: comments, tags: tags, created: created)
     }
 
     /// The creation time in a snapshot directory's name ("2026-11-01_12-00-01", local time).
-    public static func date(fromName name: String, timeZone: TimeZone = .current) -> Date? {
+    public static func date(fromName name: String, timeZone: TimeZone) -> Date? {
         var scanner = DigitScanner(Array(name.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
               scanner.take("-"), let day = scanner.number(digits: 2), scanner.take("_"),
@@ -70,7 +62,7 @@ public enum BtrbkName {
         return stamp.count >= 8 && stamp.allSatisfy { (0x30...0x39).contains($0) || "T+-_".utf8.contains($0) }
     }
 
-    public static func parse(_ name: String, timeZone: TimeZone = .current) -> Parsed? {
+    public static func parse(_ name: String, timeZone: TimeZone) -> Parsed? {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         var stamp = Array(name[name.index(after: dot)...].utf8)
         if let underscore = stamp.lastIndex(of: UInt8(ascii: "_")) {
@@ -105,7 +97,5 @@ public func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, s
     guard (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
           hour < 24, minute < 60, second < 60
     else { return nil }
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = zone
-    return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+    return CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second).date(in: zone)
 }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// A point in time given on the command line, for `--before` and `--after`.
 ///
@@ -8,7 +7,7 @@ import Foundation
 public enum DateArgument {
     static let expected = "expected YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] or ISO 8601 such as 2026-11-01T12:00:00Z"
 
-    public static func parse(_ text: String, timeZone: TimeZone = .current) throws(UsageError) -> Date {
+    public static func parse(_ text: String, timeZone: TimeZone) throws(UsageError) -> Date {
         func fail(_ reason: String) -> UsageError { UsageError("invalid date '\(echoed(text))': \(reason) (\(expected))") }
         var scanner = DigitScanner(Array(text.trimmingSpaces.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"),
@@ -38,11 +37,7 @@ public enum DateArgument {
             }
             guard scanner.atEnd else { throw fail("unexpected text after the time") }
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        guard let date = calendar.date(from: components) else { throw fail("not a valid time") }
-        return date
+        return CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second).date(in: zone)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -1,4 +1,3 @@
-import Foundation
 
 /// The selection options shared by `snapshots list`, `delete` and `thin`:
 /// which snapshots of one filesystem a command is about.
@@ -29,13 +28,14 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// Lets a selection take one half of a snapper pre/post pair without the other.
     public var splitPairs = false
     public var all: Bool
-    /// Where calendar rules (`--older-than 6m`, `--keep-daily`) count days and months.
+    /// Where calendar rules (`--older-than 6m`, `--keep-daily`) count days and months;
+    /// the command line passes the clock's local zone.
     public var timeZone: TimeZone
 
     public init(
         olderThan: TimeSpan? = nil, before: Date? = nil, after: Date? = nil, match: Glob? = nil,
         managers: Set<SnapshotManager> = [], sources: [String] = [], keepLast: Int? = nil,
-        retention: RetentionPolicy = RetentionPolicy(), all: Bool = false, timeZone: TimeZone = .current
+        retention: RetentionPolicy = RetentionPolicy(), all: Bool = false, timeZone: TimeZone = .utc
     ) {
         self.olderThan = olderThan; self.before = before; self.after = after; self.match = match
         self.managers = managers; self.sources = sources; self.retention = retention; self.all = all

@@ -1,4 +1,3 @@
-import Foundation
 
 /// A length of time as backup tools write it, for `--older-than` and `--keep-within`.
 ///

@@ -1,6 +1,5 @@
 import CBtrfsUtil
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +44,7 @@ extension BtrfsSnapshotBackend {
         guard subvolume.metadata.manager == .snapper else { return try ManagerMetadataRemoval.remove(path) }
         let removed = try ManagerMetadataRemoval.remove(path, keepingHighestNumber: subvolume.metadata.uniqueNumbers)
         if removed != nil, let number = subvolume.metadata.number {
-            try filelists.removeCaches(of: UInt64(number), in: (path as NSString).deletingLastPathComponent)
+            try filelists.removeCaches(of: UInt64(number), in: PathText.parent(of: path))
         }
         return removed
     }
@@ -102,7 +101,7 @@ extension BtrfsSnapshotBackend {
 /// One open directory per filesystem, at its first mount, for the `_fd` calls: a
 /// deletion run then opens nothing per snapshot.
 final class FilesystemRoots: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var open: [String: DirectoryHandle] = [:]
 
     func directory(of filesystem: Filesystem) throws -> DirectoryHandle {

@@ -1,6 +1,5 @@
 import CBtrfsUtil
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,7 +65,7 @@ extension BtrfsSnapshotBackend {
         guard try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false) != nil
         else { return false }
         if let number = directory.number {
-            try filelists.removeCaches(of: UInt64(number), in: (directory.path as NSString).deletingLastPathComponent)
+            try filelists.removeCaches(of: UInt64(number), in: PathText.parent(of: directory.path))
         }
         return true
     }

@@ -1,6 +1,5 @@
 import CBtrfsUtil
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Which inodes were directories in the trees read so far, per lineage (a subvolume
 /// and its snapshots, which share inode numbers), so the next tree of the lineage can
@@ -20,7 +20,7 @@ final class DirectoryHints: @unchecked Sendable {
         var leafBytesPerSizeByte: Double
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var byLineage: [String: [Directory]] = [:]
 
     /// The directories to read around in a tree of `lineage`, ascending.

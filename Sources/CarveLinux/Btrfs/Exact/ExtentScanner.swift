@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +40,7 @@ struct ExtentScanner {
     /// Trees read at once. Warm, the tree search is kernel work, one core per tree; cold,
     /// each search waits for one tree block at a time, so more trees than cores keep
     /// reads in flight (4 instead of 2 read 50 cold snapshots in 60% of the time on 2 cores).
-    static let workers = min(8, max(4, ProcessInfo.processInfo.activeProcessorCount))
+    static let workers = min(8, max(4, Threads.availableProcessors))
 
     /// One tree's file extent references, read by one worker.
     struct TreeReading {
@@ -76,7 +75,7 @@ struct ExtentScanner {
         let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let hints = DirectoryHints()
-        DispatchQueue.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
+        Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
             while let index = merge.take() {
                 let tree = trees[index]
                 merge.deliver(index, TreeReader.read(tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints))

@@ -1,5 +1,5 @@
+import Glibc
 import CarveCore
-import Foundation
 
 /// Hands trees to the scan's workers and merges their readings into one extent map
 /// in tree order: a worker that finishes early waits for the trees before its own,
@@ -17,7 +17,7 @@ final class OrderedMerge: @unchecked Sendable {
         var error: (any Error)?
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private let trees: [UInt64]
     private let nodeSize: UInt64
     private let progress: (@Sendable (ExtentScanProgress) -> Void)?

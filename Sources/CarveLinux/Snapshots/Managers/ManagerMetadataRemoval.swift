@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +19,7 @@ enum ManagerMetadataRemoval {
             if errno == ENOENT { return nil }
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "lstat", errno: errno)
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: path)
         var above = stat()
         guard ByteText.withCString(parent, { lstat($0, &above) }) == 0 else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "lstat", errno: errno)
@@ -38,7 +37,7 @@ enum ManagerMetadataRemoval {
     /// snapper compares with its snapshots (directories holding an info.xml), so an
     /// emptied directory kept earlier does not count.
     private static func isHighestNumber(_ path: String, parent: String) throws -> Bool {
-        guard let number = snapperNumber((path as NSString).lastPathComponent) else { return false }
+        guard let number = snapperNumber(PathText.lastComponent(of: path)) else { return false }
         let directory = try DirectoryAccess.open(parent, "cannot read \(parent)")
         defer { close(directory) }
         for name in try DirectoryAccess.entryNames(directory, parent) {

@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +10,7 @@ import Glibc
 public enum MetadataFile {
     /// The first `limit` bytes, or nil when the file does not exist. A file the admin
     /// names (`followingSymlinks`) may be a symlink; one carve finds may not.
-    public static func read(_ path: String, limit: Int, followingSymlinks: Bool = false) throws -> Data? {
+    public static func read(_ path: String, limit: Int, followingSymlinks: Bool = false) throws -> [UInt8]? {
         let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
         let fd = ByteText.withCString(path) { open($0, flags) }
         if fd < 0 {
@@ -22,7 +21,7 @@ public enum MetadataFile {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw SystemCallError("cannot read \(path)", call: "fstat", errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw RuntimeError("\(path) is not a regular file") }
-        var data = Data(count: limit)
+        var data = [UInt8](repeating: 0, count: limit)
         var total = 0
         while total < limit {
             let got = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, limit - total) }
@@ -31,7 +30,8 @@ public enum MetadataFile {
             if got == 0 { break }
             total += got
         }
-        return data.prefix(total)
+        data.removeSubrange(total...)
+        return data
     }
 }
 
@@ -50,7 +50,7 @@ struct SnapperConfigFiles {
             names += listed.filter { !names.contains($0) }
         }
         let directory = root + "/etc/snapper/configs"
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let files = Files.names(in: directory) ?? []
         names += files.sorted().filter { !names.contains($0) && !$0.hasPrefix(".") }
         var configs: [SnapperConfig] = [], warnings: [String] = []
         for name in names where !name.contains("/") {

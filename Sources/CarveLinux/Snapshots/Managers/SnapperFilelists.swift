@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +9,7 @@ import Glibc
 /// before 0.13.1, or UNIQUE_NUMBERS="no") never meets a stale cache; carve does the
 /// same. Each `.snapshots` directory is read once a run, not once a snapshot.
 final class SnapperFilelists: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     /// `.snapshots` path → snapshot number → the numbered directories holding its filelists.
     private var index: [String: [UInt64: [String]]] = [:]
 

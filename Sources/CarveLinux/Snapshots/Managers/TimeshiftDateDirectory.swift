@@ -1,5 +1,4 @@
 import CarveCore
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,0 +1,70 @@
+/// Seconds, as the dates below count them.
+public typealias TimeInterval = Double
+
+/// An instant: seconds since 1970-01-01 00:00:00 UTC. carve's own, so that the
+/// product links no Foundation (and with it no ICU); the names follow Foundation's
+/// so that the code reads the same.
+public struct Date: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public var timeIntervalSince1970: TimeInterval
+
+    public init(timeIntervalSince1970: TimeInterval) {
+        self.timeIntervalSince1970 = timeIntervalSince1970
+    }
+
+    /// Long before any snapshot (year 1).
+    public static let distantPast = Date(timeIntervalSince1970: -62_135_596_800)
+
+    public func timeIntervalSince(_ other: Date) -> TimeInterval {
+        timeIntervalSince1970 - other.timeIntervalSince1970
+    }
+
+    public func addingTimeInterval(_ interval: TimeInterval) -> Date {
+        Date(timeIntervalSince1970: timeIntervalSince1970 + interval)
+    }
+
+    /// Whole seconds since 1970, rounded down (negative instants included).
+    public var wholeSeconds: Int64 {
+        Int64(timeIntervalSince1970.rounded(.down))
+    }
+
+    public static func < (a: Date, b: Date) -> Bool { a.timeIntervalSince1970 < b.timeIntervalSince1970 }
+
+    public var description: String { DateText.iso8601(self, timeZone: .utc) }
+}
+
+/// A time zone, as far as carve needs one: its offset from UTC at an instant.
+/// The local zone (with `TZ`) comes from the platform (CarveLinux); fixed
+/// offsets, as written in ISO 8601 dates, are made here.
+public struct TimeZone: Sendable, Hashable, CustomStringConvertible {
+    public let identifier: String
+    private let offsetAt: @Sendable (_ secondsSince1970: Int64) -> Int
+
+    /// A zone whose offset at an instant `offsetAt` gives; zones with the same
+    /// identifier are taken to be the same zone.
+    public init(identifier: String, offsetAt: @escaping @Sendable (_ secondsSince1970: Int64) -> Int) {
+        self.identifier = identifier
+        self.offsetAt = offsetAt
+    }
+
+    /// A fixed offset east of UTC; nil beyond ±18 hours, as Foundation's.
+    public init?(secondsFromGMT seconds: Int) {
+        guard abs(seconds) <= 18 * 3_600 else { return nil }
+        let sign = seconds < 0 ? "-" : "+"
+        let minutes = abs(seconds) / 60
+        let name = seconds == 0 ? "GMT" : "GMT\(sign)\(Self.twoDigits(minutes / 60))\(Self.twoDigits(minutes % 60))"
+        self.init(identifier: name) { _ in seconds }
+    }
+
+    public static let utc = TimeZone(secondsFromGMT: 0)!
+
+    public func secondsFromGMT(for date: Date) -> Int {
+        offsetAt(date.wholeSeconds)
+    }
+
+    public var description: String { identifier }
+
+    public static func == (a: TimeZone, b: TimeZone) -> Bool { a.identifier == b.identifier }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

@@ -1,0 +1,55 @@
+import CarveCore
+import Glibc
+
+/// The few whole-file and directory questions carve asks outside the deletion
+/// code (which opens everything relative to a directory descriptor): read a
+/// small file, list a directory, ask what is at a path. Bytes of names are kept.
+public enum Files {
+    /// Every byte of the file at `path` (a /proc or /etc file); nil when it cannot be read.
+    public static func contents(_ path: String) -> [UInt8]? {
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { return bytes }
+            bytes += buffer[..<got]
+        }
+    }
+
+    /// The names in the directory at `path`, symlinks followed ("." and ".." left out,
+    /// unsorted); nil when it cannot be read.
+    public static func names(in path: String) -> [String]? {
+        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return (try? DirectoryAccess.entryNames(fd, path))?.map(DirectoryAccess.text)
+    }
+
+    /// getcwd(3), its bytes kept; "/" in the unlikely case it cannot be told.
+    public static var workingDirectory: String {
+        guard let path = getcwd(nil, 0) else { return "/" }
+        defer { free(path) }
+        return ByteText.decode(cString: path)
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        ByteText.withCString(path) { access($0, F_OK) } == 0
+    }
+
+    /// True for a directory or a symlink to one.
+    public static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return ByteText.withCString(path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    public static func isExecutable(_ path: String) -> Bool {
+        var status = stat()
+        return ByteText.withCString(path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG
+            && ByteText.withCString(path) { access($0, X_OK) } == 0
+    }
+}

@@ -1,0 +1,70 @@
+import Glibc
+
+/// A pthread mutex, for state several threads touch (the deletion lock's
+/// holder, caches filled by the scan's workers, the progress view).
+public final class Lock: @unchecked Sendable {
+    fileprivate let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    public init() { pthread_mutex_init(mutex, nil) }
+    deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock(); defer { unlock() }
+        return try body()
+    }
+}
+
+/// A lock with a condition variable: a thread waits, holding the lock, until
+/// another changes what it waits for and broadcasts.
+final class Condition: @unchecked Sendable {
+    private let mutex = Lock()
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() { pthread_cond_init(condition, nil) }
+    deinit { pthread_cond_destroy(condition); condition.deallocate() }
+
+    func lock() { mutex.lock() }
+    func unlock() { mutex.unlock() }
+    /// Call with the lock held; it is held again on return.
+    func wait() { pthread_cond_wait(condition, mutex.mutex) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+enum Threads {
+    /// Processors this process may run on (its affinity mask, as nproc counts).
+    static var availableProcessors: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Runs `body(0)` … `body(count - 1)` at once, one thread each, and returns when all have.
+    static func concurrentPerform(iterations count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        guard count > 1 else { if count == 1 { body(0) }; return }
+        final class Work: @unchecked Sendable {
+            let body: @Sendable (Int) -> Void
+            let index: Int
+            init(_ body: @escaping @Sendable (Int) -> Void, _ index: Int) { self.body = body; self.index = index }
+        }
+        var threads: [pthread_t] = []
+        for index in 1..<count {
+            var thread = pthread_t()
+            let work = Unmanaged.passRetained(Work(body, index)).toOpaque()
+            let started = pthread_create(&thread, nil, { raw in
+                let work = Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue()
+                work.body(work.index)
+                return nil
+            }, work)
+            if started == 0 {
+                threads.append(thread)
+            } else {
+                // No thread to spare: do that share here.
+                Unmanaged<Work>.fromOpaque(work).release()
+                body(index)
+            }
+        }
+        body(0)
+        for thread in threads { pthread_join(thread, nil) }
+    }
+}
