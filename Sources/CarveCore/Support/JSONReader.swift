@@ -106,6 +106,7 @@ private struct JSONByteReader {
         if take(UInt8(ascii: "}")) { return .object(members) }
         repeat {
             skipSpace()
+            if !members.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw failure("trailing comma") }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
             let key = try string()
             skipSpace()
@@ -123,6 +124,8 @@ private struct JSONByteReader {
         skipSpace()
         if take(UInt8(ascii: "]")) { return .array(items) }
         repeat {
+            skipSpace()
+            if !items.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw failure("trailing comma") }
             items.append(try value(depth: depth + 1))
             skipSpace()
         } while take(UInt8(ascii: ","))

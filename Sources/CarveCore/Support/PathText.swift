@@ -1,10 +1,11 @@
 /// Path arithmetic on text, as NSString's `deletingLastPathComponent` and
-/// `lastPathComponent` do it: trailing slashes ignored, bytes kept.
+/// `lastPathComponent` do it for the paths carve builds: trailing slashes ignored,
+/// bytes kept (doubled slashes inside are left as they are; NSString folds them).
 public enum PathText {
     /// "/a/b" → "/a", "/a" → "/", "/" → "/", "a" → "".
     public static func parent(of path: String) -> String {
         let trimmed = withoutTrailingSlashes(path)
-        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path.hasPrefix("/") ? "/" : "" }
         let head = withoutTrailingSlashes(String(trimmed[..<slash]))
         return head.isEmpty && path.hasPrefix("/") ? "/" : head
     }
