@@ -28,7 +28,7 @@ import Testing
     @Test func readingsFromManyWorkersMergeInTreeOrder() throws {
         let trees = Array(UInt64(256)..<UInt64(296))
         let reports = Reports()
-        let merge = OrderedMerge(trees: trees, nodeSize: 16384, progress: { reports.add($0) })
+        let merge = OrderedMerge(trees: trees, nodeSize: 16384, window: 4, progress: { reports.add($0) })
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             while let index = merge.take() {
                 // Uneven work, so later trees often finish first.
@@ -51,7 +51,7 @@ import Testing
 
     @Test func theFirstErrorStopsTheHandOut() {
         let trees: [UInt64] = [256, 257, 258, 259, 260]
-        let merge = OrderedMerge(trees: trees, nodeSize: 16384, progress: nil)
+        let merge = OrderedMerge(trees: trees, nodeSize: 16384, window: 4, progress: nil)
         var failing = reading(257)
         failing.error = SystemCallError("cannot read tree 257", call: "ioctl(BTRFS_IOC_TREE_SEARCH_V2)", errno: EIO)
         let first = merge.take(), second = merge.take()
@@ -61,4 +61,24 @@ import Testing
         #expect(merge.take() == nil)
         #expect(throws: SystemCallError.self) { try merge.result() }
     }
+
+    /// At most `window` trees are out ahead of the merge: the next hand-out waits
+    /// until the earliest one is delivered, so a slow tree cannot make the others
+    /// park every reading.
+    @Test func theHandOutWaitsWhenWindowReadingsAreAheadOfTheMerge() {
+        let trees: [UInt64] = [256, 257, 258, 259]
+        let merge = OrderedMerge(trees: trees, nodeSize: 16384, window: 2, progress: nil)
+        #expect(merge.take() == 0 && merge.take() == 1)
+        merge.deliver(1, reading(257))
+        let handedOut = Reports()
+        let waiter = Thread { if let index = merge.take() { handedOut.add(ExtentScanProgress(subvolumesDone: index, subvolumesTotal: 4, bytesRead: 0)) } }
+        waiter.start()
+        usleep(100_000)
+        #expect(handedOut.all.isEmpty)
+        merge.deliver(0, reading(256))
+        var waited = 0
+        while handedOut.all.isEmpty && waited < 200 { usleep(10_000); waited += 1 }
+        #expect(handedOut.all == [2])
+    }
 }
+

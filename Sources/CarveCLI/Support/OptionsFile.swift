@@ -86,8 +86,8 @@ public struct OptionsFile: Sendable {
     /// `message` with the place of the option it is about, when that option came from a file.
     public func locating(_ message: String) -> String {
         // A value or option the message quotes; else the option it names.
-        let origin = origins.first { $0.words.contains { message.contains("'\($0)'") } }
-            ?? origins.first { message.contains($0.words[0] + " ") || message.contains($0.words[0] + ":") }
+        let origin = origins.first { $0.words.contains { message.containsText("'\($0)'") } }
+            ?? origins.first { message.containsText($0.words[0] + " ") || message.containsText($0.words[0] + ":") }
         return origin.map { "\($0.place): \(message)" } ?? message
     }
 

@@ -75,20 +75,6 @@ public enum ByteSize {
 
 extension String {
     /// The string without leading and trailing spaces and tabs (the core imports no Foundation).
-    /// Without leading and trailing characters that are in `set`.
-    public func trimming(charactersIn set: String) -> String {
-        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) })
-        else { return "" }
-        return String(self[first...last])
-    }
-
-    /// Without leading and trailing white space of any kind (tabs, newlines, CR, Unicode spaces).
-    public var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
-
     public var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) })

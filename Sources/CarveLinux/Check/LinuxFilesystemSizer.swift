@@ -103,7 +103,7 @@ enum ToolRun {
         let run = try ChildProcess.run(arguments, environment: ["LC_ALL": "C"])
         guard run.status == 0 else {
             let message = String(decoding: run.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-            if message.contains("Permission denied") || message.contains("Operation not permitted") {
+            if message.containsText("Permission denied") || message.containsText("Operation not permitted") {
                 throw NeedsRootError("running \(arguments.joined(separator: " "))")
             }
             // env(1) exits 127 when the tool is not installed.

@@ -72,7 +72,7 @@ struct ExtentScanner {
         let directory = try DirectoryHandle(mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
         let trees = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
-        let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, progress: progress)
+        let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, window: Self.workers, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let hints = DirectoryHints()
         Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in

@@ -2,10 +2,14 @@ import Glibc
 import CarveCore
 
 /// Hands trees to the scan's workers and merges their readings into one extent map
-/// in tree order: a worker that finishes early waits for the trees before its own,
-/// so at most one reading per worker is held, and the runs of each extent's
-/// subvolume set grow at their end (the cheap path). The first error stops the
-/// hand-out; the scan reports it.
+/// in tree order, so the runs of each extent's subvolume set grow at their end (the
+/// cheap path). A reading that arrives before those of earlier trees is parked; the
+/// worker that delivers the missing one merges every parked reading it unblocks. No
+/// worker waits on a delivery (waking every waiter per tree cost more than reading
+/// 10,000 one-leaf trees); a worker waits only when `window` readings are ahead of
+/// the merge (the scan passes its worker count: 10,000 one-leaf trees read fastest so,
+/// 0.11 s against 0.13 s with twice the window), which bounds what is held. The first error stops the hand-out; the
+/// scan reports it.
 final class OrderedMerge: @unchecked Sendable {
     struct Result {
         var map: ExtentMap
@@ -20,14 +24,18 @@ final class OrderedMerge: @unchecked Sendable {
     private let condition = Condition()
     private let trees: [UInt64]
     private let nodeSize: UInt64
+    private let window: Int
     private let progress: (@Sendable (ExtentScanProgress) -> Void)?
     private var nextToTake = 0
     private var nextToMerge = 0
+    private var parked: [Int: ExtentScanner.TreeReading] = [:]
+    private var waitingForRoom = 0
     private var merged: Result
 
-    init(trees: [UInt64], nodeSize: UInt64, progress: (@Sendable (ExtentScanProgress) -> Void)?) {
+    init(trees: [UInt64], nodeSize: UInt64, window: Int, progress: (@Sendable (ExtentScanProgress) -> Void)?) {
         self.trees = trees
         self.nodeSize = nodeSize
+        self.window = max(1, window)
         self.progress = progress
         merged = Result(map: ExtentMap(subvolumes: trees))
     }
@@ -35,18 +43,31 @@ final class OrderedMerge: @unchecked Sendable {
     /// The index of the next tree to read, or nil when all are taken or one failed.
     func take() -> Int? {
         condition.lock(); defer { condition.unlock() }
+        while merged.error == nil, nextToTake < trees.count, nextToTake - nextToMerge >= window {
+            waitingForRoom += 1
+            condition.wait()
+            waitingForRoom -= 1
+        }
         guard merged.error == nil, nextToTake < trees.count else { return nil }
         nextToTake += 1
         return nextToTake - 1
     }
 
-    /// Merges the reading of tree `index` once every tree before it is merged.
+    /// Parks the reading of tree `index` and merges every reading now next in order.
     func deliver(_ index: Int, _ reading: ExtentScanner.TreeReading) {
         condition.lock(); defer { condition.unlock() }
-        while nextToMerge != index && merged.error == nil { condition.wait() }
-        defer { nextToMerge += 1; condition.broadcast() }
+        parked[index] = reading
+        let before = nextToMerge
+        while let next = parked.removeValue(forKey: nextToMerge) {
+            merge(next, of: nextToMerge)
+            nextToMerge += 1
+        }
+        if (nextToMerge != before || merged.error != nil) && waitingForRoom > 0 { condition.broadcast() }
+    }
+
+    private func merge(_ reading: ExtentScanner.TreeReading, of index: Int) {
         guard merged.error == nil else { return }
-        if let error = reading.error { merged.error = error; return }
+        if let error = reading.error { merged.error = error; parked = [:]; return }
         merged.bytesRead += reading.bytesRead; merged.items += reading.items
         if !reading.gone {
             let tree = trees[index]
