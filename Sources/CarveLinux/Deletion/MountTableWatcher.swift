@@ -70,18 +70,7 @@ final class MountTableWatcher: @unchecked Sendable {
 
     /// Reads the whole file from the start; reading it also re-arms the change event.
     private func read() throws -> [MountEntry] {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var offset: off_t = 0
-        while true {
-            let count = pread(fd, &buffer, buffer.count, offset)
-            guard count >= 0 else {
-                throw SystemCallError("cannot read \(path)", call: "pread", errno: errno)
-            }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[..<count])
-            offset += off_t(count)
-        }
+        let data = try Files.contents(of: fd, "cannot read \(path)")
         return try MountInfo.parse(ByteText.decode(data))
     }
 }

@@ -106,15 +106,6 @@ private final class ScratchFile {
     deinit { close(fd) }
 
     func contents() throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var offset: off_t = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            guard count >= 0 else { throw SystemCallError("cannot read a temporary file", call: "pread", errno: errno) }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-            offset += off_t(count)
-        }
+        try Files.contents(of: fd, "cannot read a temporary file")
     }
 }

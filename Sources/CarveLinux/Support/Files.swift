@@ -10,14 +10,22 @@ public enum Files {
         let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return try? contents(of: fd, "cannot read \(path)")
+    }
+
+    /// Every byte of an open file from its start, whatever its offset (pread): a
+    /// /proc file re-read through the same descriptor, a child's output file.
+    static func contents(of fd: Int32, _ context: @autoclosure () -> String) throws -> [UInt8] {
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var offset: off_t = 0
         while true {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
             if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return nil }
+            guard got >= 0 else { throw SystemCallError(context(), call: "pread", errno: errno) }
             if got == 0 { return bytes }
             bytes += buffer[..<got]
+            offset += off_t(got)
         }
     }
 
