@@ -34,7 +34,7 @@ final class Condition: @unchecked Sendable {
 }
 
 enum Threads {
-    /// Processors this process may run on (its affinity mask, as nproc counts).
+    /// Processors online (sysconf), at least 1.
     static var availableProcessors: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
