@@ -62,6 +62,13 @@ private final class SignalThread: @unchecked Sendable {
     }
 
     private func run() {
+        // A parent may hand its blocked signals down (the test runner's libdispatch
+        // blocks SIGINT): unblocked here, they are delivered to this thread at least.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         var byte: UInt8 = 0
         while true {
             let got = read(readEnd, &byte, 1)
