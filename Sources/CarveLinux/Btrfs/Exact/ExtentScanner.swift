@@ -37,10 +37,13 @@ struct ExtentScanner {
     let mountpoint: String
     let isRoot: Bool
 
-    /// Trees read at once. Warm, the tree search is kernel work, one core per tree; cold,
-    /// each search waits for one tree block at a time, so more trees than cores keep
-    /// reads in flight (4 instead of 2 read 50 cold snapshots in 60% of the time on 2 cores).
-    static let workers = min(8, max(4, Threads.availableProcessors))
+    /// Trees read at once: one per processor, at most 8. Warm, the tree search is kernel
+    /// work, one core per tree. A tree leaves out the directory entries its lineage's
+    /// previous tree already showed (DirectoryHints), so trees read side by side leave
+    /// out less: Dispatch's concurrentPerform, which this replaced, ran one per core
+    /// (asked for 4 on 2 cores), and 4 real threads on 2 cores read 10,000 small trees
+    /// in twice the time (0.30 s against 0.15 s) and left fewer entries out.
+    static let workers = min(8, max(2, Threads.availableProcessors))
 
     /// One tree's file extent references, read by one worker.
     struct TreeReading {
