@@ -138,7 +138,7 @@ struct SnapshotsDeleteIntegrationTests {
             var released = false
             defer { if !released { holder.release() } }
             let pid = "\(getpid())"
-            #expect((try? String(contentsOfFile: disk.lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == pid)
+            #expect(Files.contents(disk.lockFile).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace } == pid)
 
             let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
             #expect(second.status == 75, "\(second.stderr)")
