@@ -10,15 +10,15 @@ import Testing
 
     @Test(arguments: ["", "resize2fs 1.47.0\n", "Estimated minimum size of the filesystem: lots\n", "Estimated minimum size of the filesystem:\n"])
     func resize2fsMalformed(_ text: String) {
-        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.resize2fsMinimumBlocks(text) }
+        #expect(throws: ParseError.self) { try ResizeToolOutput.resize2fsMinimumBlocks(text) }
     }
 
     @Test func dumpe2fsFields() throws {
         let text = "Filesystem volume name:   <none>\nBlock count:              256000\nBlock size:               4096\nFree blocks:              1200\n"
         #expect(try ResizeToolOutput.dumpe2fsField("Block size", in: text) == 4096)
         #expect(try ResizeToolOutput.dumpe2fsField("Block count", in: text) == 256_000)
-        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.dumpe2fsField("Inode count", in: text) }
-        #expect(throws: ResizeToolOutput.ParseError.self) {
+        #expect(throws: ParseError.self) { try ResizeToolOutput.dumpe2fsField("Inode count", in: text) }
+        #expect(throws: ParseError.self) {
             try ResizeToolOutput.dumpe2fsField("Block size", in: "Block size:  four\n")
         }
     }
@@ -26,10 +26,10 @@ import Testing
     @Test func ntfsresizeMinimum() throws {
         let text = "ntfsresize v2022.10.3\nYou might resize at 123456789 bytes or 124 MB (freeing 900 MB).\n"
         #expect(try ResizeToolOutput.ntfsresizeMinimumBytes(text) == 123_456_789)
-        #expect(throws: ResizeToolOutput.ParseError.self) {
+        #expect(throws: ParseError.self) {
             try ResizeToolOutput.ntfsresizeMinimumBytes("You might resize at many bytes\n")
         }
-        #expect(throws: ResizeToolOutput.ParseError.self) { try ResizeToolOutput.ntfsresizeMinimumBytes("") }
+        #expect(throws: ParseError.self) { try ResizeToolOutput.ntfsresizeMinimumBytes("") }
     }
 
     @Test func activeSwaps() {

@@ -41,7 +41,7 @@ import Testing
             #expect((try? MountInfo.parse(line))?.isEmpty == true)
             return
         }
-        #expect(throws: MountInfo.ParseError.self) { try MountInfo.parse(line) }
+        #expect(throws: ParseError.self) { try MountInfo.parse(line) }
     }
 
     @Test func readsEveryLineOfARealTable() throws {

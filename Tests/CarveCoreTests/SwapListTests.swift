@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: ["Filename Type Size Used Priority\n/dev/sda2 partition 100\n", "h\nonlyone\n"])
     func shortLinesAreErrors(text: String) {
-        #expect(throws: SwapList.ParseError.self) { try SwapList.devicePaths(text) }
+        #expect(throws: ParseError.self) { try SwapList.devicePaths(text) }
     }
 
     @Test func swapDevicesGetTheSwapMountpointBySourcePath() {

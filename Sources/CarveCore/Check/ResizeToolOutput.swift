@@ -1,14 +1,5 @@
 /// Parsers for what filesystem resize tools print; the platform layer runs the tools.
 public enum ResizeToolOutput {
-    /// The tool printed something carve cannot read.
-    public struct ParseError: ReportableError, Equatable {
-        public let tool: String
-        public let reason: String
-        public var message: String { "cannot read the output of \(tool): \(reason)" }
-        public var exitStatus: ExitStatus { .failure }
-        public init(tool: String, reason: String) { self.tool = tool; self.reason = reason }
-    }
-
     /// `resize2fs -P DEV`: "Estimated minimum size of the filesystem: 12345" (in blocks).
     public static func resize2fsMinimumBlocks(_ text: String) throws(ParseError) -> UInt64 {
         let prefix = "Estimated minimum size of the filesystem:"

@@ -5,19 +5,12 @@ public enum SwapList {
     /// What lsblk prints as the mountpoint of an active swap device.
     public static let mountpoint = "[SWAP]"
 
-    public struct ParseError: ReportableError, Equatable {
-        public let line: Int
-        public let reason: String
-        public var message: String { "cannot parse /proc/swaps line \(line): \(reason)" }
-        public var exitStatus: ExitStatus { .failure }
-    }
-
     /// The paths of the active swap areas that are devices (type "partition"), not files.
     public static func devicePaths(_ text: String) throws(ParseError) -> [String] {
         var paths: [String] = []
         for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 5 else { throw ParseError(line: index + 1, reason: "expected five fields") }
+            guard fields.count >= 5 else { throw ParseError(line: index + 1, of: "/proc/swaps", reason: "expected five fields") }
             if fields[1] == "partition" { paths.append(MountInfo.unescape(String(fields[0]))) }
         }
         return paths

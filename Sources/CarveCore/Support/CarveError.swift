@@ -35,6 +35,26 @@ public struct NeedsRootError: ReportableError, Equatable {
     public init(_ what: String) { self.what = what }
 }
 
+/// Text from outside carve that it cannot read (a /proc file, a tool's output):
+/// one line naming the text, where, and why. Exit status 1.
+public struct ParseError: ReportableError, Equatable {
+    /// "cannot parse /proc/swaps line 3", "cannot read the output of resize2fs -P".
+    public let context: String
+    public let reason: String
+    public var message: String { "\(context): \(reason)" }
+    public var exitStatus: ExitStatus { .failure }
+
+    /// Line `line` (from 1) of `file`.
+    public init(line: Int, of file: String, reason: String) {
+        context = "cannot parse \(file) line \(line)"; self.reason = reason
+    }
+
+    /// What `tool` printed.
+    public init(tool: String, reason: String) {
+        context = "cannot read the output of \(tool)"; self.reason = reason
+    }
+}
+
 /// A failed system or library call: keeps the call's name and errno as data.
 public struct SystemCallError: ReportableError, Equatable {
     /// What carve was doing, e.g. "cannot open /dev/loop3".

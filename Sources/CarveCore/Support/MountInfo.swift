@@ -39,13 +39,6 @@ public struct MountEntry: Sendable, Hashable, Codable {
 /// optional fields closed by a lone "-", and `\NNN` octal escapes for space, tab,
 /// newline and backslash in paths.
 public enum MountInfo {
-    public struct ParseError: ReportableError, Equatable {
-        public let line: Int
-        public let reason: String
-        public var message: String { "cannot parse /proc/self/mountinfo line \(line): \(reason)" }
-        public var exitStatus: ExitStatus { .failure }
-    }
-
     public static func parse(_ text: String) throws(ParseError) -> [MountEntry] {
         var entries: [MountEntry] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
@@ -56,7 +49,7 @@ public enum MountInfo {
 
     static func parseLine(_ line: Substring, number: Int) throws(ParseError) -> MountEntry {
         let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        func fail(_ reason: String) -> ParseError { ParseError(line: number, reason: reason) }
+        func fail(_ reason: String) -> ParseError { ParseError(line: number, of: "/proc/self/mountinfo", reason: reason) }
         guard fields.count >= 10, let separator = fields[6...].firstIndex(of: "-"), fields.count >= separator + 4
         else { throw fail("expected at least ten fields with a '-' separator") }
         guard let mountID = Int(fields[0]), let parentID = Int(fields[1]) else { throw fail("bad mount id") }

@@ -32,9 +32,9 @@ enum LVMReport {
     static let arguments = ["lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
                             "--config", "report/time_format=\"%Y-%m-%d %H:%M:%S %z\"", "-o", fields.joined(separator: ",")]
 
-    static func parse(_ text: String) throws(ResizeToolOutput.ParseError) -> [LogicalVolume] {
-        func fail(_ reason: String) -> ResizeToolOutput.ParseError {
-            ResizeToolOutput.ParseError(tool: "lvs --reportformat json", reason: "not the report lvm2 writes (\(reason))")
+    static func parse(_ text: String) throws(ParseError) -> [LogicalVolume] {
+        func fail(_ reason: String) -> ParseError {
+            ParseError(tool: "lvs --reportformat json", reason: "not the report lvm2 writes (\(reason))")
         }
         let document: JSONDocument
         do { document = try JSONDocument.parse(Array(text.utf8)) } catch { throw fail(error.description) }
@@ -57,21 +57,21 @@ enum LVMReport {
         return volumes
     }
 
-    private static func volume(_ fields: [String: String]) throws(ResizeToolOutput.ParseError) -> LogicalVolume {
-        func field(_ name: String) throws(ResizeToolOutput.ParseError) -> String {
-            guard let value = fields[name] else { throw ResizeToolOutput.ParseError(tool: "lvs", reason: "a volume without \(name)") }
+    private static func volume(_ fields: [String: String]) throws(ParseError) -> LogicalVolume {
+        func field(_ name: String) throws(ParseError) -> String {
+            guard let value = fields[name] else { throw ParseError(tool: "lvs", reason: "a volume without \(name)") }
             return value
         }
         let name = try field("lv_name"), attributes = try field("lv_attr")
         guard attributes.count == 10 || attributes.count == 9 else {
-            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_attr '\(attributes)' is not lvm2's attribute string")
+            throw ParseError(tool: "lvs", reason: "\(name): lv_attr '\(attributes)' is not lvm2's attribute string")
         }
         guard let size = UInt64(try field("lv_size")) else {
-            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_size '\(fields["lv_size"] ?? "")' is not a byte count")
+            throw ParseError(tool: "lvs", reason: "\(name): lv_size '\(fields["lv_size"] ?? "")' is not a byte count")
         }
         let percent = try field("data_percent")
         guard percent.isEmpty || Double(percent).map({ (0...100).contains($0) }) == true else {
-            throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): data_percent '\(percent)' is not a percentage")
+            throw ParseError(tool: "lvs", reason: "\(name): data_percent '\(percent)' is not a percentage")
         }
         return LogicalVolume(
             name: name, group: try field("vg_name"), attributes: attributes, origin: try field("origin"),
@@ -80,7 +80,7 @@ enum LVMReport {
     }
 
     /// "2026-11-01 12:00:00 +0100", as the time format carve passes asks.
-    static func time(_ text: String, of name: String) throws(ResizeToolOutput.ParseError) -> Date {
+    static func time(_ text: String, of name: String) throws(ParseError) -> Date {
         let parts = text.split(separator: " ")
         let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
         let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
@@ -88,7 +88,7 @@ enum LVMReport {
         guard parts.count == 3, date.count == 3, clock.count == 3, zone.count == 5, zone.first == "+" || zone.first == "-",
               let offset = Int(zone.dropFirst()), let fixed = TimeZone(secondsFromGMT: (zone.first == "-" ? -1 : 1) * (offset / 100 * 3600 + offset % 100 * 60)),
               let created = localDate(year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2], in: fixed)
-        else { throw ResizeToolOutput.ParseError(tool: "lvs", reason: "\(name): lv_time '\(text)' is not a time") }
+        else { throw ParseError(tool: "lvs", reason: "\(name): lv_time '\(text)' is not a time") }
         return created
     }
 }
