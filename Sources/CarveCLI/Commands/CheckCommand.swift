@@ -48,7 +48,7 @@ struct CheckCommand: ParsableCommand {
         let operation = try requestedOperation()
         let services = reportOptions.shaped(Services.current)
         let report = try Check.run(device: device, operation: operation, in: services.checkEnvironment)
-        if jsonFlag || reportOptions.compact {
+        if reportOptions.json(jsonFlag) {
             services.output.write(CheckReportView.json(report).rendered() + "\n")
         } else if !reportOptions.quiet {
             services.output.write(CheckReportView.text(report))

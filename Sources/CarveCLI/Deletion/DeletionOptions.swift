@@ -44,7 +44,7 @@ struct DeletionOptions: ParsableArguments {
         valueName: "file"), completion: .file())
     var optionsFile: String?
 
-    var json: Bool { jsonFlag || report.compact }
+    var json: Bool { report.json(jsonFlag) }
 
     @Option(help: ArgumentHelp(
         "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",

@@ -11,6 +11,9 @@ struct ReportOptions: ParsableArguments {
     @Flag(help: "Print JSON on one line, as jq -c does, so that a log of runs is JSON Lines (implies --json).")
     var compact = false
 
+    /// Whether the report is JSON: `--json`, or `--compact`, which implies it.
+    func json(_ jsonFlag: Bool) -> Bool { jsonFlag || compact }
+
     /// `services` with their output shaped by these options.
     func shaped(_ services: Services) -> Services {
         var services = services

@@ -21,7 +21,7 @@ struct ListOptions: ParsableArguments {
 
     @OptionGroup var report: ReportOptions
 
-    var json: Bool { jsonFlag || report.compact }
+    var json: Bool { report.json(jsonFlag) }
 
     @Option(name: [.short, .long], help: ArgumentHelp(
         "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).", valueName: "columns"))
