@@ -53,7 +53,7 @@ struct SnapshotCompletion {
         guard let data = try? MetadataFile.read(configFile, limit: SnapperConfig.maximumSize) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix("SUBVOLUME=") {
-            let value = String(line.dropFirst("SUBVOLUME=".count)).trimming(charactersIn: "\"' ")
+            let value = String(line.dropFirst("SUBVOLUME=".count)).trimming { "\"' ".contains($0) }
             return value.isEmpty ? nil : value
         }
         return nil

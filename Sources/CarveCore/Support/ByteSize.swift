@@ -72,13 +72,3 @@ public enum ByteSize {
         }
     }
 }
-
-extension String {
-    /// The string without leading and trailing spaces and tabs (the core imports no Foundation).
-    public var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(self[first...last])
-    }
-}

@@ -1,4 +1,4 @@
-/// The few text searches carve needs, on the standard library alone:
+/// The few text searches and trims carve needs, on the standard library alone:
 /// `String.contains(String)` lives in _StringProcessing, whose one use would
 /// link its whole regex engine (1.1 MB) into the binary.
 extension StringProtocol {
@@ -16,17 +16,16 @@ extension StringProtocol {
 }
 
 extension String {
-    /// Without leading and trailing characters that are in `set`.
-    public func trimming(charactersIn set: String) -> String {
-        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) })
+    /// Without the leading and trailing characters for which `isTrimmed` holds.
+    public func trimming(while isTrimmed: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) })
         else { return "" }
         return String(self[first...last])
     }
 
-    /// Without leading and trailing white space of any kind (tabs, newlines, CR, Unicode spaces).
-    public var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
+    /// Without leading and trailing spaces, tabs and newlines (the parsers' blanks).
+    public var trimmingSpaces: String { trimming { $0 == " " || $0 == "\t" || $0 == "\n" } }
+
+    /// Without leading and trailing white space of any kind (CR, Unicode spaces too).
+    public var trimmingWhitespace: String { trimming(while: \.isWhitespace) }
 }
