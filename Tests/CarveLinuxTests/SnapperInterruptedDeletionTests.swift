@@ -33,10 +33,10 @@ struct SnapperInterruptedDeletionTests {
             var entries: [String: String] = [:]
             for entry in try FileManager.default.contentsOfDirectory(atPath: snapshots + "/" + name) {
                 let path = snapshots + "/" + name + "/" + entry
-                // Files.contents, not String(contentsOfFile:): Foundation leaks its buffer
+                // Files.text, not String(contentsOfFile:): Foundation leaks its buffer
                 // reading an empty file (the marker), which LeakSanitizer reports.
                 entries[entry] = isSubvolume(path) ? "subvolume"
-                    : Files.contents(path).map { String(decoding: $0, as: UTF8.self) } ?? "unreadable"
+                    : Files.text(path) ?? "unreadable"
             }
             tree[name] = entries
         }

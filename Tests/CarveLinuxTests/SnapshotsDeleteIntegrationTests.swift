@@ -138,7 +138,7 @@ struct SnapshotsDeleteIntegrationTests {
             var released = false
             defer { if !released { holder.release() } }
             let pid = "\(getpid())"
-            #expect(Files.contents(disk.lockFile).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace } == pid)
+            #expect(Files.text(disk.lockFile)?.trimmingWhitespace == pid)
 
             let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
             #expect(second.status == 75, "\(second.stderr)")

@@ -40,8 +40,8 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             var entries: [String: String] = [:]
             for entry in try FileManager.default.contentsOfDirectory(atPath: snapshots + "/" + name) {
                 let path = snapshots + "/" + name + "/" + entry
-                // Files.contents: Foundation's reader leaks on an empty file (the marker).
-                entries[entry] = isSubvolume(path) ? "subvolume" : Files.contents(path).map { String(decoding: $0, as: UTF8.self) } ?? "unreadable"
+                // Files.text: Foundation's reader leaks on an empty file (the marker).
+                entries[entry] = isSubvolume(path) ? "subvolume" : Files.text(path) ?? "unreadable"
             }
             tree[name] = entries
         }

@@ -83,7 +83,7 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     /// Swap holds nothing to keep: its minimum is mkswap's (ten pages).
     func swap(_ device: BlockDevice) throws -> FilesystemFigures {
-        let swaps = Files.contents("/proc/swaps").map { ResizeToolOutput.activeSwaps(String(decoding: $0, as: UTF8.self)) } ?? []
+        let swaps = Files.text("/proc/swaps").map(ResizeToolOutput.activeSwaps) ?? []
         let real = realPath(device.path) ?? device.path
         let active = swaps.contains { $0 == device.path || realPath($0) == real }
         return FilesystemFigures(

@@ -60,7 +60,7 @@ public enum UdevDaemon {
     public static func processIsRunning(proc: String = "/proc") -> Bool {
         guard let entries = Files.names(in: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
-            guard let stat = Files.contents("\(proc)/\(pid)/stat").map({ String(decoding: $0, as: UTF8.self) }),
+            guard let stat = Files.text("\(proc)/\(pid)/stat"),
                   let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { continue }
             let command = stat[stat.index(after: open)..<close]

@@ -13,6 +13,11 @@ public enum Files {
         return try? contents(of: fd, "cannot read \(path)")
     }
 
+    /// The file at `path` as text (UTF-8, anything else replaced); nil when it cannot be read.
+    public static func text(_ path: String) -> String? {
+        contents(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Every byte of an open file from its start, whatever its offset (pread): a
     /// /proc file re-read through the same descriptor, a child's output file.
     static func contents(of fd: Int32, _ context: @autoclosure () -> String) throws -> [UInt8] {
