@@ -68,7 +68,6 @@ struct SelectionOptions: ParsableArguments {
         }
         selection.splitPairs = splitPairs
         selection.retention = try retention.policy()
-        selection.timeZone = timeZone
         if let before = selection.before, let after = selection.after, after >= before {
             throw UsageError("--after \(self.after ?? "") is not earlier than --before \(self.before ?? ""): nothing could match")
         }
