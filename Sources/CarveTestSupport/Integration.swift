@@ -21,4 +21,24 @@ public enum Integration {
         guard let path = mkdtemp(&template) else { throw POSIXError(.EIO) }
         return String(cString: path)
     }
+
+    /// A scratch directory holding `files` (path relative to it → content) and
+    /// `links` (link → target, relative targets staying inside), as a fixture of
+    /// the host's /sys, /proc, /etc and /run.
+    public static func makeTree(_ files: [String: String], links: [String: String] = [:]) throws -> String {
+        let root = try makeScratchDirectory()
+        func parent(of path: String) throws {
+            let url = URL(fileURLWithPath: root + "/" + path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        for (path, content) in files {
+            try parent(of: path)
+            try Data(content.utf8).write(to: URL(fileURLWithPath: root + "/" + path))
+        }
+        for (link, target) in links {
+            try parent(of: link)
+            try FileManager.default.createSymbolicLink(atPath: root + "/" + link, withDestinationPath: target)
+        }
+        return root
+    }
 }

@@ -6,6 +6,7 @@ import Glibc
 #endif
 @testable import CarveCLI
 import CarveTestSupport
+import CarveLinux
 
 /// Completion scripts for bash, zsh and fish: generated from the commands,
 /// accepted by each shell, and completing what a root user types.
@@ -112,13 +113,13 @@ import CarveTestSupport
         try files.createDirectory(atPath: root + "/srv", withIntermediateDirectories: true)
         try "".write(toFile: root + "/file", atomically: true, encoding: .utf8)
 
-        let completion = SnapshotCompletion(root: root)
+        let completion = SnapshotCompletion(host: HostRoot(root))
         #expect(completion.candidates(for: "root:") == ["root:1", "root:2", "root:12"])
         #expect(completion.candidates(for: "ho") == ["home:7"])
         #expect(completion.candidates(for: "/home/.snapshots/") == ["/home/.snapshots/7/snapshot", "/home/.snapshots/7/"])
         #expect(completion.candidates(for: "/s") == ["/srv/"])
         #expect(completion.candidates(for: "/.snapshots/1").first == "/.snapshots/1/snapshot")
-        #expect(SnapshotCompletion(root: root + "/missing").candidates(for: "") == [])
+        #expect(SnapshotCompletion(host: HostRoot(root + "/missing")).candidates(for: "") == [])
     }
 }
 

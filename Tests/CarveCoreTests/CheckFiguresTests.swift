@@ -31,12 +31,6 @@ import Testing
         }
         #expect(throws: ParseError.self) { try ResizeToolOutput.ntfsresizeMinimumBytes("") }
     }
-
-    @Test func activeSwaps() {
-        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/sda2                               partition\t2097148\t\t0\t\t-2\n/swap\\040file  file  1024  0  -3\n"
-        #expect(ResizeToolOutput.activeSwaps(text) == ["/dev/sda2", "/swap file"])
-        #expect(ResizeToolOutput.activeSwaps("Filename Type Size Used Priority\n").isEmpty)
-    }
 }
 
 @Suite struct ShrinkRuleTests {

@@ -54,7 +54,7 @@ import Testing
         try write("etc/snapper/configs/home", "# not listed, still read\nSUBVOLUME=\"/home\"\n")
         try write("etc/snapper/configs/broken", "SUBVOLUME=\"/srv\n")
         try write("etc/snapper/configs/.hidden", "SUBVOLUME=\"/x\"\n")
-        let (configs, warnings) = SnapperConfigFiles(root: directory).load()
+        let (configs, warnings) = SnapperConfigFiles(host: HostRoot(directory)).load()
         #expect(configs == [SnapperConfig(name: "root", subvolume: "/", fstype: "btrfs"), SnapperConfig(name: "home", subvolume: "/home")])
         #expect(warnings == [
             "snapper config gone is listed in SNAPPER_CONFIGS but \(directory)/etc/snapper/configs/gone does not exist",
@@ -64,7 +64,7 @@ import Testing
 
     @Test func noSnapperAtAllIsNoConfigAndNoWarning() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (configs, warnings) = SnapperConfigFiles(root: directory).load()
+        let (configs, warnings) = SnapperConfigFiles(host: HostRoot(directory)).load()
         #expect(configs.isEmpty && warnings.isEmpty)
     }
 }

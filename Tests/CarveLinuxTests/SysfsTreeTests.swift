@@ -6,20 +6,8 @@ import CarveTestSupport
 
 /// sysfs read through a root prefix: a fixture tree laid out as the kernel lays it out.
 @Suite struct SysfsTreeTests {
-    /// Writes `files` (path relative to root → content) and `links` (link → target).
     func tree(_ files: [String: String], links: [String: String] = [:]) throws -> String {
-        let root = try Integration.makeScratchDirectory()
-        for (path, content) in files {
-            let url = URL(fileURLWithPath: root + "/" + path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(content.utf8).write(to: url)
-        }
-        for (link, target) in links {
-            let url = URL(fileURLWithPath: root + "/" + link)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: target)
-        }
-        return root
+        try Integration.makeTree(files, links: links)
     }
 
     let disk = "sys/devices/pci0000:00/0000:00:05.0/block/sda"
@@ -37,7 +25,7 @@ import CarveTestSupport
             "sys/class/block/sda2": "../../devices/pci0000:00/0000:00:05.0/block/sda/sda2",
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let sysfs = SysfsTree(root: root)
+        let sysfs = SysfsTree(host: HostRoot(root))
         let sda = try #require(try sysfs.attributes(of: "sda"))
         #expect(sda == SysfsDevice(
             number: DeviceNumber(major: 8, minor: 0), size: 41943040 * 512, logicalBlockSize: 4096, readOnly: false,
@@ -61,7 +49,7 @@ import CarveTestSupport
             "sys/class/block/dm-0/dm/name": "cryptroot\n",
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let sysfs = SysfsTree(root: root + "/")
+        let sysfs = SysfsTree(host: HostRoot(root + "/"))
         #expect(try sysfs.attributes(of: "loop3")?.hasBackingFile == true)
         let dm = try #require(try sysfs.attributes(of: "dm-0"))
         #expect(dm.dmUUID == "CRYPT-LUKS2-abc-root" && dm.slaves == ["loop3"] && dm.size == 4096)
@@ -77,7 +65,7 @@ import CarveTestSupport
             "sys/class/block/md1/dev": "9:1", "sys/class/block/md1/size": "0",
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let sysfs = SysfsTree(root: root)
+        let sysfs = SysfsTree(host: HostRoot(root))
         let md0 = try #require(try sysfs.attributes(of: "md0"))
         #expect(md0.mdLevel == "raid1" && md0.slaves == ["sda", "sdb"])
         #expect(DeviceKind.raid.typeName(dmUUID: nil, mdLevel: md0.mdLevel) == "raid1")
@@ -90,11 +78,11 @@ import CarveTestSupport
     func malformedDevAttributeMeansNoDevice(dev: String) throws {
         let root = try tree(["sys/class/block/odd/dev": dev, "sys/class/block/odd/size": "8"])
         defer { try? FileManager.default.removeItem(atPath: root) }
-        #expect(try SysfsTree(root: root).attributes(of: "odd") == nil)
+        #expect(try SysfsTree(host: HostRoot(root)).attributes(of: "odd") == nil)
     }
 
     @Test func missingDeviceIsNil() throws {
-        #expect(try SysfsTree(root: "/nonexistent-carve-root").attributes(of: "sda") == nil)
+        #expect(try SysfsTree(host: HostRoot("/nonexistent-carve-root")).attributes(of: "sda") == nil)
     }
 }
 
@@ -129,18 +117,20 @@ import CarveTestSupport
         let root = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         func process(_ pid: Int, _ stat: String) throws {
-            try FileManager.default.createDirectory(atPath: "\(root)/\(pid)", withIntermediateDirectories: true)
-            try Data(stat.utf8).write(to: URL(fileURLWithPath: "\(root)/\(pid)/stat"))
+            try FileManager.default.createDirectory(atPath: "\(root)/proc/\(pid)", withIntermediateDirectories: true)
+            try Data(stat.utf8).write(to: URL(fileURLWithPath: "\(root)/proc/\(pid)/stat"))
         }
+        let host = HostRoot(root)
         try process(1, "1 (init) S 0 1 1")
         try process(40, "40 (systemd-udevd) Z 1 40 40")
-        #expect(!UdevDaemon.processIsRunning(proc: root), "a zombie udevd is not running")
+        #expect(!UdevDaemon.processIsRunning(host: host), "a zombie udevd is not running")
         try process(41, "41 (systemd-udevd) S 1 41 41")
-        #expect(UdevDaemon.processIsRunning(proc: root))
-        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/no-control"), "no control socket, no udevd")
+        #expect(UdevDaemon.processIsRunning(host: host))
+        #expect(!UdevDaemon.isRunning(host: host), "no control socket, no udevd")
         // A control path nobody listens on refuses the connection: udevd is gone.
-        try Data().write(to: URL(fileURLWithPath: "\(root)/control"))
-        #expect(UdevDaemon.acceptsConnection("\(root)/control") == false)
-        #expect(!UdevDaemon.isRunning(proc: root, control: "\(root)/control"))
+        try FileManager.default.createDirectory(atPath: "\(root)/run/udev", withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: host.udevControl))
+        #expect(UdevDaemon.acceptsConnection(host.udevControl) == false)
+        #expect(!UdevDaemon.isRunning(host: host))
     }
 }

@@ -21,10 +21,10 @@ extension CompletionKind {
 }
 
 /// The candidates of `CompletionKind.snapshot`, read from snapper's configs and
-/// the directory tree under `root` (a fixture directory in tests). Completion
-/// must never fail loudly: whatever cannot be read is left out.
+/// the directory tree under the host root (a fixture directory in tests).
+/// Completion must never fail loudly: whatever cannot be read is left out.
 struct SnapshotCompletion {
-    var root = "/"
+    var host = HostRoot.system
 
     func candidates(for prefix: String) -> [String] {
         let snapper = snapperSnapshots()
@@ -37,12 +37,12 @@ struct SnapshotCompletion {
 
     /// Every snapper snapshot: config name, number, and the path of its subvolume.
     func snapperSnapshots() -> [(config: String, number: Int, path: String)] {
-        let configDirectory = resolved("/etc/snapper/configs")
+        let configDirectory = host.snapperConfigs
         let configs = Files.names(in: configDirectory) ?? []
         return configs.sorted().flatMap { config -> [(config: String, number: Int, path: String)] in
             guard let subvolume = snapperSubvolume(configFile: configDirectory + "/" + config) else { return [] }
             let base = subvolume == "/" ? "/.snapshots" : subvolume + "/.snapshots"
-            let entries = Files.names(in: resolved(base)) ?? []
+            let entries = Files.names(in: host.path(base)) ?? []
             return entries.compactMap(Int.init).sorted().map { (config, $0, "\(base)/\($0)/snapshot") }
         }
     }
@@ -64,14 +64,10 @@ struct SnapshotCompletion {
     func directories(completing prefix: String) -> [String] {
         let parent = prefix.hasSuffix("/") ? prefix : PathText.parent(of: prefix)
         let base = parent.hasSuffix("/") ? parent : parent + "/"
-        let entries = Files.names(in: resolved(base)) ?? []
+        let entries = Files.names(in: host.path(base)) ?? []
         return entries.sorted().compactMap { name in
             let path = base + name
-            return Files.isDirectory(resolved(path)) ? path + "/" : nil
+            return Files.isDirectory(host.path(path)) ? path + "/" : nil
         }
-    }
-
-    private func resolved(_ path: String) -> String {
-        root == "/" ? path : root + path
     }
 }

@@ -29,15 +29,20 @@ struct StandardOutput: OutputSink {
 }
 
 extension Services {
-    /// The real machine: udev/blkid/sysfs devices, btrfs snapshots, the system clock.
-    public static func system() -> Services {
+    /// The real machine: udev/blkid/sysfs devices, btrfs snapshots, the system clock;
+    /// /sys, /proc, /etc and /run read under `host` (a fixture tree in tests), the mount
+    /// table read through one open file for every reader.
+    public static func system(host: HostRoot = .system) -> Services {
+        let mounts = ProcMountTable(host: host)
         var services = Services(
-            devices: LinuxDeviceSource(),
-            snapshots: BtrfsSnapshotBackend(),
+            devices: LinuxDeviceSource(host: host, mounts: mounts),
+            snapshots: BtrfsSnapshotBackend(host: host, mountTable: mounts),
             output: StandardOutput(),
             isRoot: geteuid() == 0,
             stdinIsTerminal: isatty(0) == 1,
-            stderrIsTerminal: isatty(2) == 1
+            stderrIsTerminal: isatty(2) == 1,
+            filesystemSizer: LinuxFilesystemSizer(host: host),
+            mounts: mounts
         )
         services.backends.register(listingOnly: LVMThinBackend())
         return services

@@ -36,11 +36,4 @@ public enum ResizeToolOutput {
         }
         throw ParseError(tool: "ntfsresize --info", reason: "no 'You might resize at' line")
     }
-
-    /// /proc/swaps: the device paths of the active swap areas.
-    public static func activeSwaps(_ text: String) -> [String] {
-        text.split(separator: "\n").dropFirst().compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).first.map { MountInfo.unescape(String($0)) }
-        }
-    }
 }

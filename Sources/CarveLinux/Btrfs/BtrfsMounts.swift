@@ -65,3 +65,15 @@ enum BtrfsMounts {
         return Int(info.f_type) == superMagic
     }
 }
+
+extension BtrfsMounts {
+    /// Every mountpoint of subvolume `id` of `filesystem` in `table`, as `-o subvol=`
+    /// or a bind mount of a path in it: the btrfs mounts that share the device number
+    /// of the filesystem's own mounts and carry `subvolid=id`.
+    static func mountpoints(ofSubvolume id: UInt64, on filesystem: Filesystem, in table: [MountEntry]) -> [String] {
+        let btrfs = table.filter { $0.fsType == "btrfs" }
+        let ours = Set(filesystem.mounts.map(\.mountpoint))
+        let numbers = Set(btrfs.filter { ours.contains($0.mountpoint) }.map(\.number))
+        return btrfs.filter { numbers.contains($0.number) && $0.superOption("subvolid").flatMap(UInt64.init) == id }.map(\.mountpoint)
+    }
+}

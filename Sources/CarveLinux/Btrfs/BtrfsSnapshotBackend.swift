@@ -7,11 +7,11 @@ import Glibc
 /// Snapshots of mounted btrfs filesystems, through libbtrfsutil (subvolumes from
 /// the top level, id 5, so snapshots outside the mounted subvolume are found) and
 /// the quota tree (sizes). Manager metadata is read from snapper's configs under
-/// `root` and from each snapshot's files through its mounted path.
+/// the host root and from each snapshot's files through its mounted path.
 public struct BtrfsSnapshotBackend: SnapshotBackend {
     public var mountTable: any MountTable
-    /// Prefix for /etc/snapper and friends; "" is the real system.
-    public var root: String
+    /// Where /etc/snapper and friends are.
+    public var host: HostRoot
     /// Root lists every subvolume; anyone else gets the unprivileged iteration.
     public var isRoot: Bool
     /// Directories this backend opened for the `_fd` calls of a deletion run; closed
@@ -19,8 +19,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     let roots = FilesystemRoots()
     let filelists = SnapperFilelists()
 
-    public init(mountTable: any MountTable = ProcMountTable(), root: String = "", isRoot: Bool = geteuid() == 0) {
-        self.mountTable = mountTable; self.root = root; self.isRoot = isRoot
+    public init(host: HostRoot = .system, mountTable: (any MountTable)? = nil, isRoot: Bool = geteuid() == 0) {
+        self.mountTable = mountTable ?? ProcMountTable(host: host); self.host = host; self.isRoot = isRoot
     }
 
     public func mountedFilesystems() throws -> [Filesystem] {
@@ -71,7 +71,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
             found[index].isDefault = found[index].id == defaultID
         }
-        let snapper = SnapperConfigFiles(root: root).load()
+        let snapper = SnapperConfigFiles(host: host).load()
         warnings += snapper.warnings
         let classifier = SnapshotClassifier(
             snapperDirectories: snapperDirectories(snapper.configs, on: filesystem), timeZone: .current,

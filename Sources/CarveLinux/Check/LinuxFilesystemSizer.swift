@@ -5,7 +5,9 @@ import Glibc
 /// resize2fs and dumpe2fs, ntfs from ntfsresize, swap from /proc/swaps; anything
 /// else "cannot tell". Read-only: every tool is run in its report-only mode.
 public struct LinuxFilesystemSizer: FilesystemSizer {
-    public init() {}
+    /// Where /proc/swaps is.
+    public var host: HostRoot
+    public init(host: HostRoot = .system) { self.host = host }
 
     public func figures(of device: BlockDevice, mountpoint: String?) throws -> FilesystemFigures {
         let type = device.properties.fsType
@@ -83,7 +85,8 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     /// Swap holds nothing to keep: its minimum is mkswap's (ten pages).
     func swap(_ device: BlockDevice) throws -> FilesystemFigures {
-        let swaps = Files.text("/proc/swaps").map(ResizeToolOutput.activeSwaps) ?? []
+        // A /proc/swaps carve cannot read tells no swap area: `check` answers on the rest.
+        let swaps = Files.text(host.swaps).flatMap { try? SwapList.devicePaths($0) } ?? []
         let real = realPath(device.path) ?? device.path
         let active = swaps.contains { $0 == device.path || realPath($0) == real }
         return FilesystemFigures(

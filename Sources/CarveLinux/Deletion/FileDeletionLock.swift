@@ -9,11 +9,11 @@ import Glibc
 public struct FileDeletionLock: DeletionLock {
     public let path: String
 
-    public init(path: String = FileDeletionLock.defaultPath) { self.path = path }
+    public init(path: String) { self.path = path }
 
-    /// /run/lock/carve.lock, or `CARVE_LOCK_FILE` (tests run side by side with a real carve).
-    public static var defaultPath: String {
-        getenv("CARVE_LOCK_FILE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/run/lock/carve.lock"
+    /// The host's /run/lock/carve.lock, or `CARVE_LOCK_FILE` (tests run side by side with a real carve).
+    public init(host: HostRoot = .system) {
+        path = getenv("CARVE_LOCK_FILE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? host.deletionLock
     }
 
     public func acquire(timeout: Double) throws -> any LockHolder {

@@ -7,12 +7,12 @@ public struct LinuxDeviceSource: DeviceSource {
     private let inventory: DeviceInventory
     private let cache = InventoryCache()
 
-    /// `sysfsRoot` is "/" except in tests that hand in a fixture tree.
-    public init(sysfsRoot: String = "/", mounts: any MountTable = ProcMountTable()) {
+    /// `mounts` is the host's mount table unless a test hands in another.
+    public init(host: HostRoot = .system, mounts: (any MountTable)? = nil) {
         inventory = DeviceInventory(
-            enumerator: SysfsBlockEnumerator(root: sysfsRoot), attributes: SysfsTree(root: sysfsRoot),
-            propertySources: [UdevPropertySource(), BlkidPropertySource()],
-            mounts: CanonicalSourceMountTable(base: SwapAwareMountTable(base: mounts))
+            enumerator: SysfsBlockEnumerator(host: host), attributes: SysfsTree(host: host),
+            propertySources: [UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource()],
+            mounts: CanonicalSourceMountTable(base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
         )
     }
 
@@ -108,7 +108,7 @@ private final class InventoryCache: @unchecked Sendable {
 /// The mount table plus active swap devices from /proc/swaps, shown as "[SWAP]" like lsblk.
 struct SwapAwareMountTable: MountTable {
     let base: any MountTable
-    var swaps = "/proc/swaps"
+    let swaps: String
 
     func mounts() throws -> [MountEntry] {
         let mounts = try base.mounts()

@@ -7,12 +7,11 @@ import Glibc
 /// directory read. (libudev's enumeration builds a device object per entry, some
 /// thirty system calls each, only for carve to keep the name.)
 public struct SysfsBlockEnumerator: BlockDeviceEnumerator {
-    public let root: String
-    /// `root` is "/" except in tests that hand in a fixture tree.
-    public init(root: String = "/") { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+    public let host: HostRoot
+    public init(host: HostRoot = .system) { self.host = host }
 
     public func blockDevices() throws -> [EnumeratedDevice] {
-        let path = "\(root)/sys/class/block"
+        let path = host.blockClass
         let directory = try DirectoryAccess.open(path, "cannot list block devices")
         defer { close(directory) }
         // The node is named after the kernel name, '!' standing for '/' (cciss!c0d0).

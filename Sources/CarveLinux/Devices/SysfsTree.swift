@@ -1,23 +1,23 @@
 import CarveCore
 import Glibc
 
-/// Block device attributes read from sysfs under a root prefix: "/" on the
+/// Block device attributes read from sysfs under the host root: "/" on the
 /// machine, a fixture directory in tests (laid out as /sys/class/block/NAME,
 /// with partitions as symlinks into their disk's directory, as the kernel does).
 public struct SysfsTree: DeviceAttributeSource {
-    public let root: String
+    public let host: HostRoot
     private let diskCache = OnceCache<String, DiskAttributes>()
-    public init(root: String = "/") { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+    public init(host: HostRoot = .system) { self.host = host }
 
     public func attributes(of name: String) throws -> SysfsDevice? {
-        let link = "\(root)/sys/class/block/\(name)"
+        let link = "\(host.blockClass)/\(name)"
         guard let dev = read(link, "dev"), let number = SysfsTree.deviceNumber(dev) else { return nil }
         let partitionNumber = read(link, "partition").flatMap { Int($0) }
         let isPartition = partitionNumber != nil
         // A partition's directory sits inside its disk's: /sys/devices/.../sda/sda1.
         // Partitions have no queue/ or removable of their own: their disk's apply.
         let parent = isPartition ? SysfsTree.parentName(link) : nil
-        let disk = diskAttributes(parent.map { "\(root)/sys/class/block/\($0)" } ?? link)
+        let disk = diskAttributes(parent.map { "\(host.blockClass)/\($0)" } ?? link)
         // Only a loop, dm or md device has the attributes of its kind: skip the failed opens elsewhere.
         let isLoop = !isPartition && name.hasPrefix("loop"), isDM = name.hasPrefix("dm-"), isMD = name.hasPrefix("md")
         var device = SysfsDevice(

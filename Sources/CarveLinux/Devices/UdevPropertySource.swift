@@ -48,16 +48,18 @@ public struct UdevPropertySource: DevicePropertySource {
 /// Whether systemd-udevd is running, from /proc: its control socket outlives it,
 /// so the socket's presence proves nothing.
 public enum UdevDaemon {
-    public static func isRunning(proc: String = "/proc", control: String = "/run/udev/control") -> Bool {
+    public static func isRunning(host: HostRoot = .system) -> Bool {
+        let control = host.udevControl
         // Without its control socket udevd has never run here: no need to look further.
         guard Files.exists(control) else { return false }
         // A live udevd accepts a connection; a stale socket refuses it. Only root may
         // connect, so others look for the process instead.
-        return acceptsConnection(control) ?? processIsRunning(proc: proc)
+        return acceptsConnection(control) ?? processIsRunning(host: host)
     }
 
     /// Whether /proc shows a live (not zombie) systemd-udevd.
-    public static func processIsRunning(proc: String = "/proc") -> Bool {
+    public static func processIsRunning(host: HostRoot = .system) -> Bool {
+        let proc = host.processes
         guard let entries = Files.names(in: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let stat = Files.text("\(proc)/\(pid)/stat"),

@@ -59,7 +59,8 @@ public enum ChildProcess {
         }
         // Directory and lock descriptors must not leak into the child. (addclosefrom_np
         // needs _GNU_SOURCE, which Swift's Glibc module does not define; closing a
-        // descriptor that is not open is no error.)
+        // descriptor that is not open is no error. This is carve's own /proc/self,
+        // never under a HostRoot.)
         for name in Files.names(in: "/proc/self/fd") ?? [] {
             if let fd = Int32(name), fd > STDERR_FILENO { posix_spawn_file_actions_addclose(&actions, fd) }
         }

@@ -13,6 +13,13 @@ enum DirectoryAccess {
         return fd
     }
 
+    /// The entry `name` (bytes from `entryNames`) of the open `directory`, as a directory.
+    static func open(entry name: [CChar], in directory: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
+        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemCallError(context(), call: "openat", errno: errno) }
+        return fd
+    }
+
     /// The same, or nil when there is nothing at `path` (ENOENT).
     static func openIfPresent(_ path: String, at base: Int32 = AT_FDCWD, _ context: String) throws -> Int32? {
         do {

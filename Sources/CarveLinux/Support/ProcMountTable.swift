@@ -1,15 +1,44 @@
-import Glibc
 import CarveCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The mount table as the kernel reports it for this process: /proc/self/mountinfo.
-public struct ProcMountTable: MountTable {
+/// The mount table as the kernel reports it for this process: /proc/self/mountinfo
+/// under the host root. The file stays open and is re-read only when it changed: the
+/// kernel marks an open mountinfo with POLLPRI after any mount or unmount (proc(5)),
+/// so asking again before each deletion costs one poll(2), not a parse, and a mount
+/// made after the plan is still seen. (A fixture, a regular file, is read once.)
+public final class ProcMountTable: MountTable, @unchecked Sendable {
     public let path: String
-    public init(path: String = "/proc/self/mountinfo") { self.path = path }
+    private let lock = Lock()
+    private var fd: Int32 = -1
+    private var cached: [MountEntry] = []
+    /// False until a read succeeds and after one fails: then the next call reads
+    /// again, whatever poll says, rather than trust an empty or old table.
+    private var valid = false
+
+    public init(host: HostRoot = .system) { path = host.mountInfo }
+
+    deinit { if fd >= 0 { close(fd) } }
 
     public func mounts() throws -> [MountEntry] {
-        guard let data = Files.contents(path) else {
-            throw SystemCallError("cannot read \(path)", call: "open", errno: ENOENT)
+        lock.lock()
+        defer { lock.unlock() }
+        if fd < 0 {
+            fd = ByteText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { throw SystemCallError("cannot read \(path)", call: "open", errno: errno) }
         }
-        return try MountInfo.parse(ByteText.decode(data))
+        if !valid || changed() {
+            valid = false
+            // Reading the whole file from the start also re-arms the change event.
+            cached = try MountInfo.parse(ByteText.decode(try Files.contents(of: fd, "cannot read \(path)")))
+            valid = true
+        }
+        return cached
+    }
+
+    private func changed() -> Bool {
+        var event = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+        return poll(&event, 1, 0) != 0
     }
 }

@@ -14,7 +14,7 @@ extension BtrfsSnapshotBackend {
         guard abs(state.created.timeIntervalSince1970 - subvolume.otime.timeIntervalSince1970) < 2 else { return nil }
         var current = subvolume
         current.isDefault = try defaultSubvolumeID(root) == subvolume.id
-        current.mountpoints = try MountTableWatcher.shared.mountpoints(ofSubvolume: subvolume.id, on: filesystem)
+        current.mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
         current.hasNestedSubvolumes = state.hasNestedSubvolumes
         return current
     }

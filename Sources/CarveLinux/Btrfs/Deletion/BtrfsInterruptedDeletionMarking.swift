@@ -35,7 +35,7 @@ extension BtrfsSnapshotBackend {
     public func markedDirectories(in scope: InterruptedDeletionScope) throws -> MarkedDirectoryScan {
         let filesystem = scope.filesystem
         var places: [(path: String, config: String?)] = []
-        for directory in snapperDirectories(SnapperConfigFiles(root: root).load().configs, on: filesystem) {
+        for directory in snapperDirectories(SnapperConfigFiles(host: host).load().configs, on: filesystem) {
             guard let mounted = filesystem.mountedPath(ofTopLevelPath: directory.topLevelPath),
                   !places.contains(where: { $0.path == mounted })
             else { continue }
@@ -61,7 +61,7 @@ extension BtrfsSnapshotBackend {
         guard state.marked, !state.snapshotPresent else {
             throw RuntimeError("not removing \(directory.path): it changed since it was found (marker or snapshot)")
         }
-        let config = directory.config.flatMap { name in SnapperConfigFiles(root: root).load().configs.first { $0.name == name } }
+        let config = directory.config.flatMap { name in SnapperConfigFiles(host: host).load().configs.first { $0.name == name } }
         guard try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false) != nil
         else { return false }
         if let number = directory.number {

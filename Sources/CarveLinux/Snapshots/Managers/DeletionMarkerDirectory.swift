@@ -68,8 +68,7 @@ enum DeletionMarkerDirectory {
         for name in try DirectoryAccess.entryNames(directory, path) {
             let text = DirectoryAccess.text(name)
             guard let number = ManagerMetadataRemoval.snapperNumber(text).flatMap({ Int(exactly: $0) }) else { continue }
-            let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard child >= 0 else { continue }
+            guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
             defer { close(child) }
             var info = stat()
             // A subvolume or a mount at N is not snapper's plain directory.

@@ -60,8 +60,7 @@ enum ManagerMetadataRemoval {
     /// carve's deletion marker goes last, so a kill part-way leaves it beside what is
     /// left, for the next run to finish (InterruptedDeletionSweep.swift).
     private static func removeTree(_ path: String, keepingDirectory: Bool) throws {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(path)", call: "open", errno: errno) }
+        let fd = try DirectoryAccess.open(path, "cannot remove snapshot metadata \(path)")
         defer { close(fd) }
         try removeContents(of: dup(fd), path: path, keeping: interruptedDeletionMarkerName)
         guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
@@ -85,8 +84,7 @@ enum ManagerMetadataRemoval {
             }
             let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
             if isDirectory {
-                let inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard inner >= 0 else { throw SystemCallError("cannot remove snapshot metadata \(child)", call: "openat", errno: errno) }
+                let inner = try DirectoryAccess.open(entry: name, in: fd, "cannot remove snapshot metadata \(child)")
                 try removeContents(of: inner, path: child)
             }
             guard unlinkat(fd, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {

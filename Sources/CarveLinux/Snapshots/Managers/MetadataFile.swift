@@ -35,21 +35,20 @@ public enum MetadataFile {
     }
 }
 
-/// snapper's configs from `/etc` (under a root prefix, so tests can use a fixture tree).
+/// snapper's configs from `/etc` under the host root.
 struct SnapperConfigFiles {
-    var root: String
+    var host: HostRoot
 
     /// Every readable config, and a warning for each one that is not.
     func load() -> (configs: [SnapperConfig], warnings: [String]) {
         var names: [String] = []
-        for sysconfig in ["/etc/conf.d/snapper", "/etc/default/snapper"] {
-            let path = root + sysconfig
+        for path in host.snapperSysconfig {
             guard let data = try? MetadataFile.read(path, limit: SnapperConfig.maximumSize),
                   let listed = try? SnapperConfig.configNames(fromSysconfig: ByteText.decode(data))
             else { continue }
             names += listed.filter { !names.contains($0) }
         }
-        let directory = root + "/etc/snapper/configs"
+        let directory = host.snapperConfigs
         let files = Files.names(in: directory) ?? []
         names += files.sorted().filter { !names.contains($0) && !$0.hasPrefix(".") }
         var configs: [SnapperConfig] = [], warnings: [String] = []

@@ -43,8 +43,7 @@ enum TimeshiftDateDirectory {
         var found: [MarkedDeletionDirectory] = []
         for name in try DirectoryAccess.entryNames(directory, path) where isSnapshotName(name) {
             let text = DirectoryAccess.text(name)
-            let child = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard child >= 0 else { continue }
+            guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
             defer { close(child) }
             var info = stat()
             guard fstat(child, &info) == 0, info.st_dev == own.st_dev,
