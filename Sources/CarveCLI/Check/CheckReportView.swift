@@ -12,16 +12,33 @@ enum CheckReportView {
             ("minimum_size", .uint(report.minimumSize)),
             ("minimum_size_without_snapshots", .uint(report.minimumSizeWithoutSnapshots)),
             ("verdict", .string(report.verdict.rawValue)),
-            ("blockers", .array(report.blockers.map { blocker in
-                .object([("kind", .string(blocker.kind.rawValue)), ("bytes", .uint(blocker.bytes)), ("detail", .string(blocker.detail))])
-            })),
-            ("remedies", .array(report.remedies.map { remedy in
-                .object([("command", .string(remedy.command)), ("frees", .uint(remedy.frees)), ("detail", .string(remedy.detail))])
-            })),
+            (
+                "blockers",
+                .array(
+                    report.blockers.map { blocker in
+                        .object([
+                            ("kind", .string(blocker.kind.rawValue)), ("bytes", .uint(blocker.bytes)),
+                            ("detail", .string(blocker.detail)),
+                        ])
+                    })
+            ),
+            (
+                "remedies",
+                .array(
+                    report.remedies.map { remedy in
+                        .object([
+                            ("command", .string(remedy.command)), ("frees", .uint(remedy.frees)),
+                            ("detail", .string(remedy.detail)),
+                        ])
+                    })
+            ),
             ("new_partition", report.newPartition.map(range) ?? .null),
-            ("resized_partition", report.shrunkPartition.map { planned in
-                .object([("number", .int(planned.number))] + rangeMembers(planned.range))
-            } ?? .null),
+            (
+                "resized_partition",
+                report.shrunkPartition.map { planned in
+                    .object([("number", .int(planned.number))] + rangeMembers(planned.range))
+                } ?? .null
+            ),
             ("notes", .array(report.notes.map(JSONValue.string))),
         ])
     }
@@ -30,7 +47,10 @@ enum CheckReportView {
 
     /// Sectors, and the size in bytes.
     static func rangeMembers(_ range: SectorRange) -> [(String, JSONValue)] {
-        [("start", .uint(range.start)), ("end", .uint(range.end)), ("size", .uint(range.bytes)), ("sector_size", .uint(range.sectorSize))]
+        [
+            ("start", .uint(range.start)), ("end", .uint(range.end)), ("size", .uint(range.bytes)),
+            ("sector_size", .uint(range.sectorSize)),
+        ]
     }
 
     static func text(_ report: CheckReport) -> String {
@@ -53,7 +73,9 @@ enum CheckReportView {
         if !report.blockers.isEmpty {
             lines.append("Blockers:")
             for blocker in report.blockers {
-                lines.append("  \(blocker.kind.rawValue)" + (blocker.bytes.map { " (\(ByteSize.format($0)))" } ?? "") + ": \(blocker.detail)")
+                lines.append(
+                    "  \(blocker.kind.rawValue)" + (blocker.bytes.map { " (\(ByteSize.format($0)))" } ?? "")
+                        + ": \(blocker.detail)")
             }
         }
         if !report.remedies.isEmpty {
@@ -89,5 +111,7 @@ enum CheckReportView {
 
 extension String {
     /// The string padded with spaces to `width` characters.
-    fileprivate func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
 }

@@ -24,20 +24,12 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.", completion: .blockDevice)
+    @Argument(
+        help: "A partition or whole-device filesystem to shrink, or a disk for --new-partition.",
+        completion: .blockDevice)
     var device: String
 
-    @Option(name: .customLong("shrink-to"), parsing: .unconditional, help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))
-    var shrinkTo: String?
-
-    @Option(name: .customLong("shrink-by"), parsing: .unconditional, help: ArgumentHelp("Shrink the filesystem and its partition by SIZE.", valueName: "SIZE"))
-    var shrinkBy: String?
-
-    @Option(name: .customLong("new-partition"), parsing: .unconditional, help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
-    var newPartition: String?
-
-    @Flag(help: "Take the device out of its multi-device btrfs (btrfs device remove): can the other devices hold everything?")
-    var remove = false
+    @OptionGroup var operationOptions: CheckOperationOptions
 
     @Flag(name: .customLong("json"), help: "Print the report as JSON.")
     var jsonFlag = false
@@ -45,7 +37,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var reportOptions: ReportOptions
 
     func run() throws {
-        let operation = try requestedOperation()
+        let operation = try operationOptions.operation()
         let services = reportOptions.shaped(Services.current)
         let report = try Check.run(device: device, operation: operation, in: services.checkEnvironment)
         if reportOptions.json(jsonFlag) {

@@ -28,52 +28,23 @@ struct DevicesCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Devices to show, with what sits on them (a /dev node or a symlink to one).", completion: .blockDevice)
+    @Argument(
+        help: "Devices to show, with what sits on them (a /dev node or a symlink to one).", completion: .blockDevice)
     var devices: [String] = []
 
-    @Flag(name: [.customShort("J"), .long], help: "Print JSON, as `lsblk -J -b` does.")
-    var json = false
-
-    @Flag(name: [.short, .long], help: "Print a flat list instead of a tree.")
-    var list = false
-
-    @Flag(name: [.short, .long], help: "Print lsblk's raw format: one device per line, cells separated by one space, blanks escaped as \\x20.")
-    var raw = false
-
-    @Flag(name: [.customShort("P"), .long], help: "Print lsblk's NAME=\"value\" pairs, one device per line.")
-    var pairs = false
-
-    @Flag(name: [.customShort("n"), .customLong("noheadings")], help: "Do not print the header line.")
-    var noHeadings = false
-
-    @Flag(name: [.customShort("p"), .long], help: "Print /dev paths in NAME, KNAME and PKNAME.")
-    var paths = false
-
-    @Flag(name: [.customShort("d"), .long], help: "Print only the named (or top-level) devices, not what sits on them.")
-    var nodeps = false
-
-    @Option(name: [.short, .long], help: "Columns to show, comma-separated; '+COLS' adds to the defaults; 'help' lists them.")
-    var output: String?
-
-    @Flag(name: [.short, .long], help: "Print sizes in bytes.")
-    var bytes = false
-
-    func validate() throws {
-        let formats = [("--json", json), ("--raw", raw), ("--pairs", pairs)].filter(\.1).map(\.0)
-        if formats.count > 1 { throw ValidationError("\(formats.joined(separator: " and ")) are mutually exclusive") }
-    }
+    @OptionGroup var options: DeviceListingOptions
 
     func run() throws {
         let services = Services.current
-        if output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
-        let columns = try DeviceColumns.select(output)
+        if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
+        let columns = try DeviceColumns.select(options.output)
         var (forest, missing) = try DeviceListing.forest(of: services.devices, paths: devices)
         for message in missing { services.output.note(message) }
-        if nodeps { forest = DeviceListing.withoutDependents(forest) }
-        var view = DeviceListingView(forest: forest, columns: columns, format: format, tree: !list, bytes: bytes)
-        view.headings = !noHeadings
-        view.paths = paths
-        if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) { view.space = services.filesystemSpace }
+        if options.nodeps { forest = DeviceListing.withoutDependents(forest) }
+        var view = options.view(of: forest, columns: columns)
+        if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) {
+            view.space = services.filesystemSpace
+        }
         services.output.write(view.rendered())
         let denied = services.devices.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
         if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
@@ -81,9 +52,5 @@ struct DevicesCommand: ParsableCommand {
         }
         let status = DeviceListing.status(named: devices.count, missing: missing.count)
         if status != .success { throw CommandExit(status) }
-    }
-
-    private var format: DeviceListingView.Format {
-        json ? .json : raw ? .raw : pairs ? .pairs : .table
     }
 }

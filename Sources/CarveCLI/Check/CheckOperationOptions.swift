@@ -1,8 +1,31 @@
+import ArgumentParser
 import CarveCore
 
-extension CheckCommand {
+/// What `check` is asked about: one of a shrink, a new partition or a removal.
+struct CheckOperationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("shrink-to"), parsing: .unconditional,
+        help: ArgumentHelp("Shrink the filesystem and its partition to SIZE.", valueName: "SIZE"))
+    var shrinkTo: String?
+
+    @Option(
+        name: .customLong("shrink-by"), parsing: .unconditional,
+        help: ArgumentHelp("Shrink the filesystem and its partition by SIZE.", valueName: "SIZE"))
+    var shrinkBy: String?
+
+    @Option(
+        name: .customLong("new-partition"), parsing: .unconditional,
+        help: ArgumentHelp("Find room for a new partition of SIZE on the disk.", valueName: "SIZE"))
+    var newPartition: String?
+
+    @Flag(
+        help:
+            "Take the device out of its multi-device btrfs (btrfs device remove): can the other devices hold everything?"
+    )
+    var remove = false
+
     /// Exactly one of the four operations, its size parsed.
-    func requestedOperation() throws -> CheckOperation {
+    func operation() throws -> CheckOperation {
         if remove {
             guard shrinkTo == nil, shrinkBy == nil, newPartition == nil else {
                 throw UsageError("check needs exactly one of --shrink-to, --shrink-by, --new-partition and --remove")
@@ -25,6 +48,7 @@ extension CheckCommand {
 extension Services {
     /// What `check` reads the machine through.
     var checkEnvironment: CheckEnvironment {
-        CheckEnvironment(devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots)
+        CheckEnvironment(
+            devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots)
     }
 }
