@@ -12,16 +12,17 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// dynamic symbol table (the static Swift runtime's link arguments export every
 /// public symbol, and nothing loads carve as a library).
 let smallReleaseLink: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=safe",
-        "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/carve/exports.map",
-    ], .when(configuration: .release)),
+    .unsafeFlags(
+        [
+            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=safe",
+            "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/carve/exports.map",
+        ], .when(configuration: .release))
 ]
 
 let package = Package(
     name: "carve",
     products: [
-        .executable(name: "carve", targets: ["carve"]),
+        .executable(name: "carve", targets: ["carve"])
     ],
     dependencies: [
         // 1.8.2 without its Foundation import, so the binary links no Foundation (Vendor/…/PATCHED.md).

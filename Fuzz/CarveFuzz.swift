@@ -66,7 +66,8 @@ enum FuzzTarget: String, CaseIterable {
             precondition(parsed == ByteText.replacingCarriedBytes(label), "JSON holds the text, U+FFFD for other bytes")
             let object = JSONValue.object([("label", .string(label))]).rendered()
             let members = try? JSONSerialization.jsonObject(with: Data(object.utf8)) as? [String: String]
-            let exact = members?["label_base64"].flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? Array(label.utf8)
+            let exact =
+                members?["label_base64"].flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? Array(label.utf8)
             precondition(exact == raw, "JSON carries the exact bytes")
         }
     }
@@ -78,7 +79,7 @@ func unescapedCell(_ cell: String) -> [UInt8] {
     var out: [UInt8] = []
     while let scalar = scalars.popFirst() {
         guard scalar == "\\", scalars.first == "x",
-              let value = UInt8(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16)
+            let value = UInt8(String(String.UnicodeScalarView(scalars.dropFirst().prefix(2))), radix: 16)
         else { out.append(contentsOf: UTF8.encode(scalar)!); continue }
         scalars = scalars.dropFirst(3)
         out.append(value)

@@ -11,7 +11,11 @@ public struct FakePartitionTableReader: PartitionTableReader {
     /// out from `(start, size)` pairs and the gaps between them computed.
     public static func gpt(totalSectors: UInt64, partitions: [(start: UInt64, size: UInt64)]) -> PartitionTable {
         let first: UInt64 = 2048, last = totalSectors - 34
-        let entries = partitions.enumerated().map { PartitionEntry(number: $0.offset + 1, start: $0.element.start, size: $0.element.size, type: "0FC63DAF-8483-4772-8E79-3D69D8477DE4") }
+        let entries = partitions.enumerated().map {
+            PartitionEntry(
+                number: $0.offset + 1, start: $0.element.start, size: $0.element.size,
+                type: "0FC63DAF-8483-4772-8E79-3D69D8477DE4")
+        }
         var gaps: [FreeGap] = []
         var position = first
         for entry in entries.sorted(by: { $0.start < $1.start }) {

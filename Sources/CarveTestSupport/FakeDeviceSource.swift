@@ -150,10 +150,11 @@ public struct FakeDeviceSource: DeviceSource {
     ) -> Self {
         var copy = self
         let minor = UInt32(all.filter { $0.number.major == 254 }.count)
-        copy.all.append(BlockDevice(
-            name: name, kind: kind, number: DeviceNumber(major: 254, minor: minor), size: size, slaves: slaves,
-            properties: FakeDeviceSource.properties(filesystem), mountpoints: mountpoints
-        ))
+        copy.all.append(
+            BlockDevice(
+                name: name, kind: kind, number: DeviceNumber(major: 254, minor: minor), size: size, slaves: slaves,
+                properties: FakeDeviceSource.properties(filesystem), mountpoints: mountpoints
+            ))
         for index in copy.all.indices where slaves.contains(copy.all[index].name) {
             copy.all[index].holders.append(name)
         }
@@ -206,16 +207,19 @@ public struct FakeDeviceSource: DeviceSource {
             properties.partType = partition.partType
             properties.partLabel = partition.partLabel
             properties.partNumber = number
-            all.append(BlockDevice(
-                name: name, kind: .part, number: numbers(number), size: partition.size,
-                readOnly: disk.readOnly, removable: disk.removable, rotational: disk.rotational,
-                parent: disk.name, start: start, properties: properties, mountpoints: partition.mountpoints
-            ))
+            all.append(
+                BlockDevice(
+                    name: name, kind: .part, number: numbers(number), size: partition.size,
+                    readOnly: disk.readOnly, removable: disk.removable, rotational: disk.rotational,
+                    parent: disk.name, start: start, properties: properties, mountpoints: partition.mountpoints
+                ))
             start += partition.size / 512
         }
     }
 
-    private static func properties(_ filesystem: FakeFilesystem?, ptType: String? = nil, ptUUID: String? = nil) -> DeviceProperties {
+    private static func properties(
+        _ filesystem: FakeFilesystem?, ptType: String? = nil, ptUUID: String? = nil
+    ) -> DeviceProperties {
         DeviceProperties(
             fsType: filesystem?.type, fsVersion: filesystem?.version, uuid: filesystem?.uuid,
             label: filesystem?.label, ptType: ptType, ptUUID: ptUUID

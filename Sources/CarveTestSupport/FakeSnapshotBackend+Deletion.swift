@@ -24,15 +24,18 @@ extension FakeSnapshotBackend {
         try begin(.delete(subvolume.id))
         var all = filesystems
         guard let index = all.firstIndex(where: { $0.filesystem.uuid == filesystem.uuid }),
-              let position = all[index].subvolumes.firstIndex(where: { $0.id == subvolume.id })
+            let position = all[index].subvolumes.firstIndex(where: { $0.id == subvolume.id })
         else { throw Self.errno(2) }
         let removed = all[index].subvolumes.remove(at: position)
         if recursive { all[index].subvolumes.removeAll { $0.path.hasPrefix(removed.path + "/") } }
         filesystems = all
         // As on disk: snapper's directory (timeshift's, once its last `@…` is gone) stays
         // without its subvolumes until its metadata is removed.
-        if let path = removed.metadata.metadataPath, removed.metadata.manager == .snapper
-            || (removed.metadata.manager == .timeshift && !all[index].subvolumes.contains { $0.metadata.metadataPath == path }) {
+        if let path = removed.metadata.metadataPath,
+            removed.metadata.manager == .snapper
+                || (removed.metadata.manager == .timeshift
+                    && !all[index].subvolumes.contains { $0.metadata.metadataPath == path })
+        {
             snapperDirectories.orphans.insert(path)
         }
     }
@@ -41,7 +44,8 @@ extension FakeSnapshotBackend {
         try begin(.removeMetadata(subvolume.id))
         // As on disk: timeshift's DATE stays while another `@…` of it is there.
         if subvolume.metadata.manager == .timeshift, let path = subvolume.metadata.metadataPath,
-           filesystems.contains(where: { $0.subvolumes.contains { $0.metadata.metadataPath == path } }) {
+            filesystems.contains(where: { $0.subvolumes.contains { $0.metadata.metadataPath == path } })
+        {
             return nil
         }
         if let path = subvolume.metadata.metadataPath {
@@ -61,7 +65,8 @@ extension FakeSnapshotBackend {
     /// Used: the base plus the exclusive bytes of the subvolumes left.
     public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
         try begin(.spaceUsage(filesystem.uuid))
-        let held = filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes
+        let held =
+            filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes
             .reduce(UInt64(0)) { $0 + ($1.exclusive ?? 0) } ?? 0
         let used = Self.baseUsage + held
         return SpaceUsage(used: used, available: 100 * Self.baseUsage - used)

@@ -56,7 +56,8 @@ extension FakeSnapshotBackend {
                 return MarkedDeletionDirectory(timeshiftPath: path, remaining: remaining.sorted())
             }
             guard snapperPlaces.contains(parent), let number = Int(PathText.lastComponent(of: path)) else { return nil }
-            return MarkedDeletionDirectory(path: path, config: state.configs[parent], number: number, snapshotPresent: !inside.isEmpty)
+            return MarkedDeletionDirectory(
+                path: path, config: state.configs[parent], number: number, snapshotPresent: !inside.isEmpty)
         }
         return MarkedDirectoryScan(directories: found)
     }

@@ -15,7 +15,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         public var warnings: [String]
         /// What `--sizes exact` finds (an extent map); nil: the fake cannot scan.
         public var exact: ExactSizes? = nil
-        public init(filesystem: Filesystem, subvolumes: [Volume], quotaProblem: String? = nil, warnings: [String] = []) {
+        public init(filesystem: Filesystem, subvolumes: [Volume], quotaProblem: String? = nil, warnings: [String] = [])
+        {
             self.filesystem = filesystem; self.subvolumes = subvolumes
             self.quotaProblem = quotaProblem; self.warnings = warnings
         }
@@ -123,9 +124,12 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         if sizes == .exact || (sizes == .auto && fake.quotaProblem != nil && fake.exact != nil) {
             guard let exact = fake.exact else { throw RuntimeError("exact sizes are not implemented yet") }
             // As the real scan does, once per tree read.
-            ExtentScanObserver.current?(ExtentScanProgress(
-                subvolumesDone: exact.scan.subvolumes, subvolumesTotal: exact.scan.subvolumes, bytesRead: exact.scan.bytesRead))
-            var listing = VolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
+            ExtentScanObserver.current?(
+                ExtentScanProgress(
+                    subvolumesDone: exact.scan.subvolumes, subvolumesTotal: exact.scan.subvolumes,
+                    bytesRead: exact.scan.bytesRead))
+            var listing = VolumeListing(
+                filesystem: fake.filesystem, subvolumes: subvolumes, sizes: .none, warnings: fake.warnings)
             listing.attach(exact)
             return listing
         }
@@ -134,7 +138,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
             mode = .none
             for index in subvolumes.indices { subvolumes[index].exclusive = nil; subvolumes[index].referenced = nil }
         }
-        return VolumeListing(filesystem: fake.filesystem, subvolumes: subvolumes, sizes: mode, sizeNote: note, warnings: fake.warnings)
+        return VolumeListing(
+            filesystem: fake.filesystem, subvolumes: subvolumes, sizes: mode, sizeNote: note, warnings: fake.warnings)
     }
 
     /// Records the call, then throws its next injected failure if one is queued.

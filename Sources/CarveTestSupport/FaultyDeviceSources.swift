@@ -10,7 +10,9 @@ import Foundation
 public struct ScriptedEnumerator: BlockDeviceEnumerator {
     public var names: [String]
     public var failure: (any Error & Sendable)?
-    public init(_ names: [String], failure: (any Error & Sendable)? = nil) { self.names = names; self.failure = failure }
+    public init(_ names: [String], failure: (any Error & Sendable)? = nil) {
+        self.names = names; self.failure = failure
+    }
     public func blockDevices() throws -> [EnumeratedDevice] {
         if let failure { throw failure }
         return names.map { EnumeratedDevice(name: $0, node: "/dev/\($0)") }
@@ -33,7 +35,9 @@ public final class FaultyAttributes: DeviceAttributeSource, @unchecked Sendable 
     public init(_ base: any DeviceAttributeSource) { self.base = base }
 
     public func attributes(of name: String) throws -> SysfsDevice? {
-        let call: Int = lock.withLock { count += 1; asked.append(name); return count }
+        let call: Int = lock.withLock {
+            count += 1; asked.append(name); return count
+        }
         before(name)
         if call == failOnCall { throw failure }
         if lock.withLock({ vanished.contains(name) }) { return nil }

@@ -89,7 +89,7 @@ public enum Reference {
     /// A `{"blockdevices": [...]}` document (lsblk's or carve's) flattened by "name".
     public static func flattenedJSON(_ text: String) throws -> [String: [String: Any]] {
         guard let root = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let devices = root["blockdevices"] as? [[String: Any]]
+            let devices = root["blockdevices"] as? [[String: Any]]
         else { throw Shell.Failure(command: ["parse JSON"], result: .init(status: 1, stdout: text, stderr: "")) }
         var byName: [String: [String: Any]] = [:]
         func visit(_ device: [String: Any]) {

@@ -52,7 +52,9 @@ public final class LoopDisk: @unchecked Sendable {
         guard !cleanedUp else { return }
         cleanedUp = true
         for mountpoint in mounts.reversed() {
-            if (try? Shell.run(["umount", mountpoint]))?.status != 0 { _ = try? Shell.run(["umount", "-l", mountpoint]) }
+            if (try? Shell.run(["umount", mountpoint]))?.status != 0 {
+                _ = try? Shell.run(["umount", "-l", mountpoint])
+            }
         }
         mounts.removeAll()
         if !detached {

@@ -8,8 +8,10 @@ public final class ResticOracle {
     public let directory: String
     public let timeZone: String
     private var environment: [String: String] {
-        ["RESTIC_PASSWORD": "carve-oracle", "RESTIC_REPOSITORY": directory + "/repo", "TZ": timeZone,
-         "RESTIC_CACHE_DIR": directory + "/cache"]
+        [
+            "RESTIC_PASSWORD": "carve-oracle", "RESTIC_REPOSITORY": directory + "/repo", "TZ": timeZone,
+            "RESTIC_CACHE_DIR": directory + "/cache",
+        ]
     }
 
     /// One restic snapshot: its id, group (the host) and time as restic stored it.
@@ -21,7 +23,8 @@ public final class ResticOracle {
 
     public init(timeZone: String) throws {
         self.timeZone = timeZone
-        directory = try Shell.check(["mktemp", "-d", "/tmp/carve-restic-XXXXXX"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        directory = try Shell.check(["mktemp", "-d", "/tmp/carve-restic-XXXXXX"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         try Data("x\n".utf8).write(to: URL(fileURLWithPath: directory + "/data/file"))
         try restic(["init", "-q"])
@@ -32,12 +35,17 @@ public final class ResticOracle {
     /// Makes one snapshot per (host, local wall time "YYYY-MM-DD HH:MM:SS"), two restic
     /// processes at a time (each spends half a second deriving its key).
     public func backup(_ times: [(host: String, wallTime: String)]) throws {
-        let halves = [times.enumerated().filter { $0.offset % 2 == 0 }, times.enumerated().filter { $0.offset % 2 == 1 }]
+        let halves = [
+            times.enumerated().filter { $0.offset % 2 == 0 }, times.enumerated().filter { $0.offset % 2 == 1 },
+        ]
         let scripts = halves.map { half in
-            half.map { "restic backup -q --host '\($0.element.host)' --time '\($0.element.wallTime)' '\(directory)/data' || exit 1" }
-                .joined(separator: "\n")
+            half.map {
+                "restic backup -q --host '\($0.element.host)' --time '\($0.element.wallTime)' '\(directory)/data' || exit 1"
+            }
+            .joined(separator: "\n")
         }
-        let result = try Shell.run(["sh", "-c", "(\(scripts[0])) & a=$!; (\(scripts[1])) || exit 1; wait $a"], environment: environment)
+        let result = try Shell.run(
+            ["sh", "-c", "(\(scripts[0])) & a=$!; (\(scripts[1])) || exit 1; wait $a"], environment: environment)
         guard result.status == 0 else { throw Shell.Failure(command: ["restic", "backup"], result: result) }
     }
 
@@ -67,14 +75,20 @@ public final class ResticOracle {
         // `forget` prints its JSON on the last line.
         let line = text.split(separator: "\n").last.map(String.init) ?? "[]"
         guard let array = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [[String: Any]] else {
-            throw Shell.Failure(command: ["restic"], result: Shell.Result(status: 0, stdout: text, stderr: "not a JSON array"))
+            throw Shell.Failure(
+                command: ["restic"], result: Shell.Result(status: 0, stdout: text, stderr: "not a JSON array"))
         }
         return array
     }
 
     private static func snapshot(_ object: [String: Any]) throws -> Snapshot {
-        guard let id = object["id"] as? String, let host = object["hostname"] as? String, let time = object["time"] as? String
-        else { throw Shell.Failure(command: ["restic"], result: Shell.Result(status: 0, stdout: "\(object)", stderr: "no id/hostname/time")) }
+        guard let id = object["id"] as? String, let host = object["hostname"] as? String,
+            let time = object["time"] as? String
+        else {
+            throw Shell.Failure(
+                command: ["restic"], result: Shell.Result(status: 0, stdout: "\(object)", stderr: "no id/hostname/time")
+            )
+        }
         return Snapshot(id: id, host: host, time: try DateArgument.parse(time, timeZone: .utc))
     }
 }

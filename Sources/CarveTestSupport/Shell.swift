@@ -25,10 +25,13 @@ public enum Shell {
 
     /// Runs `arguments[0]` (looked up in PATH by env(1)) and waits; never throws for a non-zero exit.
     @discardableResult
-    public static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    public static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+    ) throws -> Result {
         let run = try ChildProcess.run(arguments, input: input.map { Array($0.utf8) } ?? [], environment: environment)
-        return Result(status: run.status, stdout: String(decoding: run.stdout, as: UTF8.self),
-                      stderr: String(decoding: run.stderr, as: UTF8.self))
+        return Result(
+            status: run.status, stdout: String(decoding: run.stdout, as: UTF8.self),
+            stderr: String(decoding: run.stderr, as: UTF8.self))
     }
 
     /// Runs and throws `Failure` unless the command exits 0; returns stdout.

@@ -16,9 +16,11 @@ public enum SnapshotFixtures {
         uuid: String = "f5c3e1d2-0000-4000-8000-000000000001", mountpoint: String = "/mnt",
         subvolumePath: String = "/", subvolumeID: UInt64 = 5
     ) -> Filesystem {
-        Filesystem(uuid: uuid, devices: ["/dev/loop9"], mounts: [
-            FilesystemMount(mountpoint: mountpoint, subvolumePath: subvolumePath, subvolumeID: subvolumeID),
-        ])
+        Filesystem(
+            uuid: uuid, devices: ["/dev/loop9"],
+            mounts: [
+                FilesystemMount(mountpoint: mountpoint, subvolumePath: subvolumePath, subvolumeID: subvolumeID)
+            ])
     }
 
     /// A plain (non-snapshot) subvolume, e.g. the source of snapshots.

@@ -14,7 +14,8 @@ public enum Udevd {
     @discardableResult
     public static func start() throws -> Bool {
         guard !isRunning else { return false }
-        let binary = ["/lib/systemd/systemd-udevd", "/usr/lib/systemd/systemd-udevd"]
+        let binary =
+            ["/lib/systemd/systemd-udevd", "/usr/lib/systemd/systemd-udevd"]
             .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "systemd-udevd"
         // Not `--daemon` through Shell.run: the daemon keeps a descriptor Foundation's
         // Process watches for the child's exit, so waiting for it never returns.
@@ -31,7 +32,11 @@ public enum Udevd {
             ready = (try? Shell.run(["udevadm", "control", "--ping", "--timeout=5"]))?.status == 0
             if !ready { usleep(100_000) }
         }
-        guard ready else { throw Shell.Failure(command: [binary, "--daemon"], result: .init(status: 1, stdout: "", stderr: "udevd did not answer a ping within 10 s")) }
+        guard ready else {
+            throw Shell.Failure(
+                command: [binary, "--daemon"],
+                result: .init(status: 1, stdout: "", stderr: "udevd did not answer a ping within 10 s"))
+        }
         // No global "udevadm trigger": that would replay events for devices tests did
         // not make (the system disk among them). A test triggers its own devices.
         return true

@@ -7,5 +7,7 @@ import Glibc
 // Arguments are read from argv with `ByteText`, not `CommandLine.arguments`: that
 // replaces bytes that are not UTF-8 with U+FFFD, so such a snapshot path could not
 // be named.
-let arguments = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { ByteText.decode(cString: $0) } }
+let arguments = (1..<Int(CommandLine.argc)).compactMap {
+    CommandLine.unsafeArgv[$0].map { ByteText.decode(cString: $0) }
+}
 exit(CarveMain.run(arguments))

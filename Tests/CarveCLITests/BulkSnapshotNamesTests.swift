@@ -9,14 +9,16 @@ struct BulkSnapshotNamesTests {
     @Test func theOptionsTakingValuesAreTheCommandsOwn() throws {
         let info = try ToolInfo.decode(ManualData.json())
         let delete = try #require(info.allCommands().first { $0.path == ["carve", "snapshots", "delete"] }?.command)
-        let options = Set((delete.arguments ?? []).filter { $0.kind == "option" }
-            .flatMap { ($0.names ?? []).map { $0.kind == "long" ? "--" + $0.name : "-" + $0.name } })
+        let options = Set(
+            (delete.arguments ?? []).filter { $0.kind == "option" }
+                .flatMap { ($0.names ?? []).map { $0.kind == "long" ? "--" + $0.name : "-" + $0.name } })
         #expect(BulkSnapshotNames.optionsTakingValues == options)
     }
 
     @Test func namesSetApartAreTheNamesArgumentParserFinds() throws {
         let names = (0..<100).map { "/mnt/snaps/s\($0)" }
-        let arguments = ["snapshots", "delete"] + names.prefix(40) + ["--filesystem", "/mnt", "--older-than", "30d", "-y"]
+        let arguments =
+            ["snapshots", "delete"] + names.prefix(40) + ["--filesystem", "/mnt", "--older-than", "30d", "-y"]
             + names.dropFirst(40) + ["--match", "x*", "--", "--odd-name", "-"]
         let bulk = try #require(BulkSnapshotNames.setApart(arguments))
         let parsed = try #require(try CarveCommand.parseAsRoot(arguments) as? SnapshotsDeleteCommand)

@@ -5,12 +5,17 @@ import Testing
 
 /// A 10 GiB GPT disk: sda1 4 GiB xfs, sda2 2 GiB ext4 (unmounted), 4 GiB free.
 private let devices = FakeDeviceSource()
-    .disk("sda", size: 10 * .gib, partitions: [FakePartition(size: 4 * .gib, .xfs()), FakePartition(size: 2 * .gib, .ext4())])
+    .disk(
+        "sda", size: 10 * .gib,
+        partitions: [FakePartition(size: 4 * .gib, .xfs()), FakePartition(size: 2 * .gib, .ext4())]
+    )
     .loop("loop0", size: .gib)
     .path("/tmp/disk.img", is: .regularFile)
-private let tables = FakePartitionTableReader(["/dev/sda": FakePartitionTableReader.gpt(
-    totalSectors: 20_971_520, partitions: [(2048, 8_388_608), (8_390_656, 4_194_304)]
-)])
+private let tables = FakePartitionTableReader([
+    "/dev/sda": FakePartitionTableReader.gpt(
+        totalSectors: 20_971_520, partitions: [(2048, 8_388_608), (8_390_656, 4_194_304)]
+    )
+])
 private let sizer = FakeFilesystemSizer([
     "/dev/sda1": FilesystemFigures(fsType: "xfs", source: "nothing"),
     "/dev/sda2": FilesystemFigures(fsType: "ext4", minimum: 700 * .mib, source: "resize2fs -P"),
@@ -30,14 +35,15 @@ private func carve(_ arguments: [String]) -> RunResult {
         let result = carve(["/dev/sda2", "--shrink-to", "1G"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout == """
-            /dev/sda2: ext4, shrink to 1G: fits
-              current size                2G (2147483648 bytes)
-              target size                 1G (1073741824 bytes)
-              minimum size                700M (734003200 bytes), from resize2fs -P
-              partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+        #expect(
+            result.stdout == """
+                /dev/sda2: ext4, shrink to 1G: fits
+                  current size                2G (2147483648 bytes)
+                  target size                 1G (1073741824 bytes)
+                  minimum size                700M (734003200 bytes), from resize2fs -P
+                  partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
 
-            """)
+                """)
     }
 
     @Test func aShrinkThatDoesNotFitExitsThreeWithEveryBlocker() {
@@ -50,32 +56,33 @@ private func carve(_ arguments: [String]) -> RunResult {
     @Test func jsonHasTheDocumentedKeys() {
         let result = carve(["/dev/sda", "--new-partition", "1GiB", "--json"])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {
-               "carve_version": "\(CarveCommand.version)",
-               "device": "/dev/sda",
-               "filesystem": null,
-               "operation": "new-partition",
-               "current_size": 4293901824,
-               "target_size": 1073741824,
-               "minimum_size": null,
-               "minimum_size_without_snapshots": null,
-               "verdict": "fits",
-               "blockers": [],
-               "remedies": [],
-               "new_partition": {
-                  "start": 12584960,
-                  "end": 14682111,
-                  "size": 1073741824,
-                  "sector_size": 512
-               },
-               "resized_partition": null,
-               "notes": [
-                  "the free gap at sectors 12584960-20971486 (4G) holds it"
-               ]
-            }
+        #expect(
+            result.stdout == """
+                {
+                   "carve_version": "\(CarveCommand.version)",
+                   "device": "/dev/sda",
+                   "filesystem": null,
+                   "operation": "new-partition",
+                   "current_size": 4293901824,
+                   "target_size": 1073741824,
+                   "minimum_size": null,
+                   "minimum_size_without_snapshots": null,
+                   "verdict": "fits",
+                   "blockers": [],
+                   "remedies": [],
+                   "new_partition": {
+                      "start": 12584960,
+                      "end": 14682111,
+                      "size": 1073741824,
+                      "sector_size": 512
+                   },
+                   "resized_partition": null,
+                   "notes": [
+                      "the free gap at sectors 12584960-20971486 (4G) holds it"
+                   ]
+                }
 
-            """)
+                """)
     }
 
     @Test func jsonOfAFailedCheckListsBlockersAndRemedies() {

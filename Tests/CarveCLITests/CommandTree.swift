@@ -7,7 +7,9 @@ import CarveTestSupport
 enum CommandTree {
     /// Every command type with its path, groups included.
     static func commands() -> [(path: [String], type: any ParsableCommand.Type)] {
-        func walk(_ type: any ParsableCommand.Type, _ path: [String]) -> [(path: [String], type: any ParsableCommand.Type)] {
+        func walk(
+            _ type: any ParsableCommand.Type, _ path: [String]
+        ) -> [(path: [String], type: any ParsableCommand.Type)] {
             let here = path + [type._commandName]
             return [(here, type)] + type.configuration.subcommands.flatMap { walk($0, here) }
         }

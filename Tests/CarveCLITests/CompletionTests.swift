@@ -87,7 +87,8 @@ import CarveLinux
     @Test(.enabled(if: Shell.has("bash"), "bash is not installed"))
     func bashCompletesSnapshotPathsThroughCarve() throws {
         let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-        try #require(FileManager.default.isExecutableFile(atPath: binaries + "/carve"), "no carve binary in \(binaries)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binaries + "/carve"), "no carve binary in \(binaries)")
         let path = binaries + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let offered = try Self.bashCompletions(["carve", "snapshots", "delete", "/et"], environment: ["PATH": path])
         #expect(offered == ["/etc/"])
@@ -98,7 +99,8 @@ import CarveLinux
         defer { try? FileManager.default.removeItem(atPath: root) }
         let files = FileManager.default
         try files.createDirectory(atPath: root + "/etc/snapper/configs", withIntermediateDirectories: true)
-        try "SUBVOLUME=\"/\"\nFSTYPE=\"btrfs\"\n".write(toFile: root + "/etc/snapper/configs/root", atomically: true, encoding: .utf8)
+        try "SUBVOLUME=\"/\"\nFSTYPE=\"btrfs\"\n".write(
+            toFile: root + "/etc/snapper/configs/root", atomically: true, encoding: .utf8)
         try "SUBVOLUME=\"/home\"\n".write(toFile: root + "/etc/snapper/configs/home", atomically: true, encoding: .utf8)
         // No SUBVOLUME line: a broken config is left out, not an error.
         try "FSTYPE=\"btrfs\"\n".write(toFile: root + "/etc/snapper/configs/broken", atomically: true, encoding: .utf8)
@@ -106,7 +108,8 @@ import CarveLinux
         #expect(mkfifo(root + "/etc/snapper/configs/fifo", 0o600) == 0)
         try "".write(toFile: root + "/etc/snapper/configs/empty", atomically: true, encoding: .utf8)
         for number in ["1", "12", "2"] {
-            try files.createDirectory(atPath: root + "/.snapshots/\(number)/snapshot", withIntermediateDirectories: true)
+            try files.createDirectory(
+                atPath: root + "/.snapshots/\(number)/snapshot", withIntermediateDirectories: true)
         }
         try files.createDirectory(atPath: root + "/.snapshots/not-a-number", withIntermediateDirectories: true)
         try files.createDirectory(atPath: root + "/home/.snapshots/7/snapshot", withIntermediateDirectories: true)
@@ -116,7 +119,8 @@ import CarveLinux
         let completion = SnapshotCompletion(host: HostRoot(root))
         #expect(completion.candidates(for: "root:") == ["root:1", "root:2", "root:12"])
         #expect(completion.candidates(for: "ho") == ["home:7"])
-        #expect(completion.candidates(for: "/home/.snapshots/") == ["/home/.snapshots/7/snapshot", "/home/.snapshots/7/"])
+        #expect(
+            completion.candidates(for: "/home/.snapshots/") == ["/home/.snapshots/7/snapshot", "/home/.snapshots/7/"])
         #expect(completion.candidates(for: "/s") == ["/srv/"])
         #expect(completion.candidates(for: "/.snapshots/1").first == "/.snapshots/1/snapshot")
         #expect(SnapshotCompletion(host: HostRoot(root + "/missing")).candidates(for: "") == [])

@@ -20,7 +20,8 @@ import Testing
         }
         for id: UInt64 in [300, 301] { map.addReference(subvolume: id, diskBytenr: 3 << 30, diskBytes: 20 * mib) }
         harness.backend.filesystems[0].exact = ExactSizes(
-            map: map, scan: ExtentScanReport(subvolumes: 10, items: 40, fileExtentItems: 19, bytesRead: 4096, seconds: 0.01),
+            map: map,
+            scan: ExtentScanReport(subvolumes: 10, items: 40, fileExtentItems: 19, bytesRead: 4096, seconds: 0.01),
             nodeSize: 16384)
         return harness
     }
@@ -41,7 +42,9 @@ import Testing
         let result = harness.run(["thin", "/mnt", "--free", "30M", "--sizes", "exact", "--yes"])
         #expect(result.status == 1)
         // Seven eligible snapshots: 7M of their own and the 20M pair; the 100M stays with @home.
-        #expect(result.stderr.contains("deleting all 7 eligible snapshots on /mnt frees at least 27M, less than the 30M asked for"))
+        #expect(
+            result.stderr.contains(
+                "deleting all 7 eligible snapshots on /mnt frees at least 27M, less than the 30M asked for"))
         #expect(harness.remaining.count == 9)
     }
 
@@ -57,12 +60,15 @@ import Testing
     @Test func listFillsExactSizesAndTheSetReclaim() throws {
         let harness = Self.harness()
         let result = runCarve(["snapshots", "list", "--sizes", "exact", "--json"]) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured, isRoot: true)
+            Services(
+                devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured,
+                isRoot: true)
         }
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let snapshots = try #require(json["snapshots"] as? [[String: Any]])
-        let exclusive = Dictionary(uniqueKeysWithValues: snapshots.map { ($0["id"] as? Int ?? 0, $0["exclusive"] as? Int) })
+        let exclusive = Dictionary(
+            uniqueKeysWithValues: snapshots.map { ($0["id"] as? Int ?? 0, $0["exclusive"] as? Int) })
         #expect(exclusive[300] == Int(Self.mib))
         #expect(exclusive[301] == Int(Self.mib))
         let exact = try #require(json["exact"] as? [String: Any])
@@ -77,13 +83,15 @@ import Testing
     func progressIsDrawnOnlyOnATerminal(terminal: Bool) {
         let harness = Self.harness()
         let result = runCarve(["snapshots", "list", "--sizes", "exact"]) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured,
-                     isRoot: true, stderrIsTerminal: terminal)
+            Services(
+                devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured,
+                isRoot: true, stderrIsTerminal: terminal)
         }
         #expect(result.status == 0, "\(result.stderr)")
         // Drawn after clearing the line, and cleared again before the notes.
-        #expect(result.stderr.contains("\r\u{1B}[Kreading extents: 10/10 subvolumes, 4K read\r\u{1B}[Kcarve: ") == terminal,
-                "\(result.stderr.debugDescription)")
+        #expect(
+            result.stderr.contains("\r\u{1B}[Kreading extents: 10/10 subvolumes, 4K read\r\u{1B}[Kcarve: ") == terminal,
+            "\(result.stderr.debugDescription)")
         #expect(result.stderr.contains("reading extents") == terminal)
         #expect(!result.stdout.contains("reading extents"))
     }
@@ -91,7 +99,9 @@ import Testing
     @Test func exactSizesNeedRoot() {
         let harness = Self.harness()
         let result = runCarve(["snapshots", "list", "--sizes", "exact"]) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured, isRoot: false)
+            Services(
+                devices: FakeDeviceSource(), snapshots: harness.backend, clock: FixedClock(), output: captured,
+                isRoot: false)
         }
         #expect(result.status == 77)
         #expect(result.stderr.contains("exact sizes"))

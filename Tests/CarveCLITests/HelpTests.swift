@@ -12,7 +12,9 @@ import CarveTestSupport
         for (path, _) in CommandTree.commands() {
             let text = CommandTree.help(path, columns: 80)
             for line in text.split(separator: "\n") {
-                #expect(line.count <= 80, "`\(path.joined(separator: " ")) --help` has a line of \(line.count) columns: \(line)")
+                #expect(
+                    line.count <= 80,
+                    "`\(path.joined(separator: " ")) --help` has a line of \(line.count) columns: \(line)")
             }
             let hasExample = !Self.examples(in: text).isEmpty
             #expect(hasExample, "`\(path.joined(separator: " ")) --help` shows no example")

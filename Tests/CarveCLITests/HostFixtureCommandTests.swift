@@ -28,7 +28,8 @@ import CarveTestSupport
     @Test func snapshotCompletionReadsTheFixtureSnapperConfigs() throws {
         let root = try HostFixture.make()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root + "/srv/fix/.snapshots/3", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: root + "/srv/fix/.snapshots/3", withIntermediateDirectories: true)
         #expect(SnapshotCompletion(host: HostRoot(root)).candidates(for: "fix:") == ["fix:3"])
     }
 }

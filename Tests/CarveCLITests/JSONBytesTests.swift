@@ -6,7 +6,10 @@ import Testing
 
 /// The byte writer used for long listings must print exactly what `rendered` prints.
 @Suite struct JSONBytesTests {
-    static let pieces = ["", "a", "snapshot", "\"", "\\", "\n", "\t", "\r", "\u{01}", "\u{1f}", "\u{7f}", "é", "日本", "🦀", " ", "<FS_TREE>/x", "\u{2028}"]
+    static let pieces = [
+        "", "a", "snapshot", "\"", "\\", "\n", "\t", "\r", "\u{01}", "\u{1f}", "\u{7f}", "é", "日本", "🦀", " ",
+        "<FS_TREE>/x", "\u{2028}",
+    ]
 
     func value(_ rng: inout SplitMix, depth: Int) -> JSONValue {
         switch Int.random(in: 0..<(depth > 3 ? 6 : 8), using: &rng) {
@@ -15,12 +18,15 @@ import Testing
         case 2: return .int(Int64.random(in: .min ... .max, using: &rng))
         case 3: return .uint(UInt64.random(in: 0 ... .max, using: &rng))
         case 4: return .double([0.5, -1e300, .infinity, .nan, 3][Int.random(in: 0..<5, using: &rng)])
-        case 5: return .string((0..<Int.random(in: 0..<5, using: &rng)).map { _ in Self.pieces.randomElement(using: &rng)! }.joined())
+        case 5:
+            return .string(
+                (0..<Int.random(in: 0..<5, using: &rng)).map { _ in Self.pieces.randomElement(using: &rng)! }.joined())
         case 6: return .array((0..<Int.random(in: 0..<4, using: &rng)).map { _ in value(&rng, depth: depth + 1) })
         default:
-            return .object((0..<Int.random(in: 0..<4, using: &rng)).map { index in
-                (Self.pieces.randomElement(using: &rng)! + "\(index)", value(&rng, depth: depth + 1))
-            })
+            return .object(
+                (0..<Int.random(in: 0..<4, using: &rng)).map { index in
+                    (Self.pieces.randomElement(using: &rng)! + "\(index)", value(&rng, depth: depth + 1))
+                })
         }
     }
 
@@ -51,10 +57,14 @@ import Testing
     @Test func theByteWriterQuotesAsJSONValueDoes() {
         var rng = SplitMix(seed: 99)
         // Every byte class the fast test must tell apart, at every position of a word.
-        let edges: [String] = ["\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a"]
+        let edges: [String] = [
+            "\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a",
+        ]
         for length in 0..<40 {
             for _ in 0..<40 {
-                let text = (0..<length).map { _ in Int.random(in: 0..<4, using: &rng) == 0 ? edges.randomElement(using: &rng)! : "x" }.joined()
+                let text = (0..<length).map { _ in
+                    Int.random(in: 0..<4, using: &rng) == 0 ? edges.randomElement(using: &rng)! : "x"
+                }.joined()
                 let writer = ByteWriter(capacity: 1)
                 writer.appendQuoted(text)
                 var expected: [UInt8] = []
@@ -66,21 +76,28 @@ import Testing
 
     @Test func theSnapshotWriterPrintsWhatTheColumnsPrint() throws {
         let top = FilesystemMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5)
-        let filesystem = Filesystem(uuid: "0c1d2e3f-0000-4000-8000-000000000001", devices: ["/dev/loop9"], mounts: [top])
+        let filesystem = Filesystem(
+            uuid: "0c1d2e3f-0000-4000-8000-000000000001", devices: ["/dev/loop9"], mounts: [top])
         let created = Date(timeIntervalSince1970: 1_793_534_401.25)
         var snapper = Volume(
             id: 300, parentID: 256, path: "@/.snapshots/7/snapshot", mountedPath: "/mnt/top/@/.snapshots/7/snapshot",
             uuid: "a1", parentUUID: "b2", receivedUUID: "c3", generation: 42, created: created,
-            metadata: ManagerMetadata(manager: .snapper, config: "root", number: 7, type: "pre",
-                                      description: "before \"upgrade\"\n\tnow", important: true),
+            metadata: ManagerMetadata(
+                manager: .snapper, config: "root", number: 7, type: "pre",
+                description: "before \"upgrade\"\n\tnow", important: true),
             sourceID: 256, sourcePath: "@", exclusive: 4096, referenced: 1 << 40, mountpoints: ["/a", "/b c"])
         snapper.hasNestedSubvolumes = true
         let timeshift = Volume(
             id: 301, path: "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@", uuid: "d4", created: created,
-            readOnly: false, metadata: ManagerMetadata(manager: .timeshift, name: "2026-11-01_12-00-01", tags: ["O", "D"]))
-        let plain = Volume(id: 302, path: "data", uuid: "e5", created: Date(timeIntervalSince1970: -86_400), isSnapshot: false)
-        let negative = Volume(id: 303, path: "odd", uuid: "f6", created: created, metadata: ManagerMetadata(manager: .snapper, number: -3))
-        let listing = VolumeListing(filesystem: filesystem, subvolumes: [snapper, timeshift, plain, negative], sizes: .quota)
+            readOnly: false,
+            metadata: ManagerMetadata(manager: .timeshift, name: "2026-11-01_12-00-01", tags: ["O", "D"]))
+        let plain = Volume(
+            id: 302, path: "data", uuid: "e5", created: Date(timeIntervalSince1970: -86_400), isSnapshot: false)
+        let negative = Volume(
+            id: 303, path: "odd", uuid: "f6", created: created, metadata: ManagerMetadata(manager: .snapper, number: -3)
+        )
+        let listing = VolumeListing(
+            filesystem: filesystem, subvolumes: [snapper, timeshift, plain, negative], sizes: .quota)
         for zone in [TimeZone(identifier: "UTC")!, TimeZone(identifier: "America/St_Johns")!] {
             for row in SnapshotRow.rows(at: Array(listing.subvolumes.indices), of: listing, timeZone: zone) {
                 let writer = try #require(SnapshotJSONWriter(columns: SnapshotColumns.all, level: 2))

@@ -15,9 +15,10 @@ import CarveTestSupport
     /// The committed pages, by file name.
     static func committedPages() throws -> [String: String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: manDirectory.path).filter { $0.hasSuffix(".8") }
-        return try Dictionary(uniqueKeysWithValues: names.map {
-            ($0, try String(contentsOf: manDirectory.appendingPathComponent($0), encoding: .utf8))
-        })
+        return try Dictionary(
+            uniqueKeysWithValues: names.map {
+                ($0, try String(contentsOf: manDirectory.appendingPathComponent($0), encoding: .utf8))
+            })
     }
 
     /// Every command path with its page name: ["carve"], ["carve", "snapshots", "list"], …
@@ -43,7 +44,8 @@ import CarveTestSupport
             let text = try String(contentsOfFile: generated + "/" + name, encoding: .utf8)
             let old = committed[name] ?? ""
             let same = text == old
-            #expect(same, "man/\(name) is out of date with the commands (\(firstDifference(old, text))): run Scripts/man")
+            #expect(
+                same, "man/\(name) is out of date with the commands (\(firstDifference(old, text))): run Scripts/man")
         }
     }
 
@@ -53,11 +55,16 @@ import CarveTestSupport
     func generatorRejectsTemplatesThatDoNotMatchTheCommands() throws {
         let cases: [(String, (String) throws -> Void, String)] = [
             ("missing", { try FileManager.default.removeItem(atPath: $0 + "/carve-check.8.in") }, "no template for"),
-            ("orphan", { try "x\n".write(toFile: $0 + "/carve-frobnicate.8.in", atomically: true, encoding: .utf8) },
-             "no command for template"),
+            (
+                "orphan", { try "x\n".write(toFile: $0 + "/carve-frobnicate.8.in", atomically: true, encoding: .utf8) },
+                "no command for template"
+            ),
             ("placeholder", { try Self.append("@NO_SUCH_THING@\n", to: $0 + "/carve.8.in") }, "unknown placeholder"),
             ("exit code", { try Self.append("@EXIT_STATUS:0,2@\n", to: $0 + "/carve.8.in") }, "exit status 2 is not"),
-            ("columns", { try Self.append("@COLUMNS:partitions@\n", to: $0 + "/carve.8.in") }, "no columns for partitions"),
+            (
+                "columns", { try Self.append("@COLUMNS:partitions@\n", to: $0 + "/carve.8.in") },
+                "no columns for partitions"
+            ),
         ]
         for (name, breakTemplates, expected) in cases {
             let scratch = try Integration.makeScratchDirectory()
@@ -66,13 +73,17 @@ import CarveTestSupport
             try breakTemplates(scratch + "/src")
             try ManualData.json().write(toFile: scratch + "/data.json", atomically: true, encoding: .utf8)
             let result = try Shell.run([
-                "python3", Self.repository.path + "/Scripts/carve-manual", scratch + "/data.json", scratch + "/src", scratch + "/out",
+                "python3", Self.repository.path + "/Scripts/carve-manual", scratch + "/data.json", scratch + "/src",
+                scratch + "/out",
             ])
-            #expect(result.status == 1 && result.stderr.contains(expected), "\(name): \(result.status) \(result.stderr)")
+            #expect(
+                result.status == 1 && result.stderr.contains(expected), "\(name): \(result.status) \(result.stderr)")
             let written = (try? FileManager.default.contentsOfDirectory(atPath: scratch + "/out")) ?? []
             #expect(written.isEmpty, "\(name): wrote \(written)")
         }
-        let garbage = try Shell.run(["python3", Self.repository.path + "/Scripts/carve-manual", "/dev/null", "/nonexistent", "/tmp/x"])
+        let garbage = try Shell.run([
+            "python3", Self.repository.path + "/Scripts/carve-manual", "/dev/null", "/nonexistent", "/tmp/x",
+        ])
         #expect(garbage.status == 1 && garbage.stderr.hasPrefix("carve-manual: "), "empty data: \(garbage.stderr)")
     }
 
@@ -122,7 +133,9 @@ import CarveTestSupport
             let found = overview.contains("\n" + heading + "\n")
             #expect(found, "man -l man/carve.8 has no \(heading) section")
         }
-        for file in ["/run/lock/carve.lock", "/etc/snapper/configs", "/proc/self/mountinfo", "/run/udev/data", "/sys/block"] {
+        for file in [
+            "/run/lock/carve.lock", "/etc/snapper/configs", "/proc/self/mountinfo", "/run/udev/data", "/sys/block",
+        ] {
             let found = overview.contains(file)
             #expect(found, "carve(8) FILES does not name \(file)")
         }
@@ -136,14 +149,16 @@ import CarveTestSupport
         for status in ExitStatus.allCases {
             let words = status.meaning.split(separator: " ").prefix(3).joined(separator: " ")
             let found = body.contains("\(status.rawValue)") && body.lowercased().contains(words.lowercased())
-            #expect(found,
-                    "carve(8) EXIT STATUS lacks \(status.rawValue) \(status.meaning)")
+            #expect(
+                found,
+                "carve(8) EXIT STATUS lacks \(status.rawValue) \(status.meaning)")
         }
     }
 
     @Test(.enabled(if: Shell.has("man"), "man (man-db) is not installed (Scripts/bootstrap installs it)"))
     func checkPageCarriesTheShrinkTable() throws {
-        let text = try Self.rendered("carve-check.8").split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+        let text = try Self.rendered("carve-check.8").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            .lowercased()
         for rule in ShrinkRule.table {
             for phrase in rule.types + [rule.ability.rawValue] + (rule.tool.map { [$0] } ?? []) {
                 let found = text.contains(phrase.lowercased())
@@ -159,7 +174,9 @@ import CarveTestSupport
             guard cells.count == 2, let code = Int32(cells[0]) else { return nil }
             return (code, cells[1])
         }
-        #expect(rows.map(\.0) == ExitStatus.allCases.map(\.rawValue), "README's exit-code table has other codes than ExitStatus")
+        #expect(
+            rows.map(\.0) == ExitStatus.allCases.map(\.rawValue),
+            "README's exit-code table has other codes than ExitStatus")
         for (code, meaning) in rows {
             #expect(ExitStatus(rawValue: code)?.meaning == meaning, "README says \(code) is `\(meaning)`")
         }
@@ -175,7 +192,9 @@ import CarveTestSupport
                 do {
                     _ = try CarveCommand.parseAsRoot(example)
                 } catch {
-                    Issue.record("man/\(page): `carve \(example.joined(separator: " "))` does not parse: \(CarveCommand.message(for: error))")
+                    Issue.record(
+                        "man/\(page): `carve \(example.joined(separator: " "))` does not parse: \(CarveCommand.message(for: error))"
+                    )
                 }
             }
         }
@@ -193,10 +212,13 @@ import CarveTestSupport
             guard literal else { continue }
             let words = line.replacingOccurrences(of: "\\&", with: "").split(separator: " ").map(String.init)
             // carve in command position: first word, after a cron user, a case label or `||`.
-            guard let start = words.indices.first(where: { index in
-                (words[index] == "carve" || words[index].hasSuffix("/carve"))
-                    && (index == 0 || ["root", "||", "&&", ";"].contains(words[index - 1]) || words[index - 1].hasSuffix(")"))
-            }) else { continue }
+            guard
+                let start = words.indices.first(where: { index in
+                    (words[index] == "carve" || words[index].hasSuffix("/carve"))
+                        && (index == 0 || ["root", "||", "&&", ";"].contains(words[index - 1])
+                            || words[index - 1].hasSuffix(")"))
+                })
+            else { continue }
             let operators: Set<String> = [">", ">>", "|", "||", "&&", ";", ";;", "2>&1"]
             commands.append(Array(words[(start + 1)...].prefix { !operators.contains($0) && !$0.hasPrefix(">") }))
         }
@@ -207,9 +229,13 @@ import CarveTestSupport
     static func rendered(_ page: String) throws -> String {
         let result = try Shell.run(
             ["man", "--nh", "--nj", "-l", manDirectory.path + "/" + page],
-            environment: ["MANWIDTH": "80", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""]
+            environment: [
+                "MANWIDTH": "80", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": "",
+            ]
         )
-        guard result.status == 0 else { throw RenderingFailed(page: page, status: result.status, stderr: result.stderr) }
+        guard result.status == 0 else {
+            throw RenderingFailed(page: page, status: result.status, stderr: result.stderr)
+        }
         return plain(result.stdout)
     }
 
@@ -236,7 +262,9 @@ func firstDifference(_ old: String, _ new: String) -> String {
     for index in 0..<max(a.count, b.count) {
         let left = index < a.count ? String(a[index]) : "<end>"
         let right = index < b.count ? String(b[index]) : "<end>"
-        if left != right { return "line \(index + 1): committed \(left.debugDescription), code gives \(right.debugDescription)" }
+        if left != right {
+            return "line \(index + 1): committed \(left.debugDescription), code gives \(right.debugDescription)"
+        }
     }
     return "identical"
 }

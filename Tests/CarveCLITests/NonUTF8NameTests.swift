@@ -18,9 +18,11 @@ import Testing
         let subvolumes = [
             home,
             F.snapshot(300, path: latin1, of: home, daysAgo: 3),
-            F.snapshot(301, path: other, of: home, daysAgo: 2,
-                       metadata: ManagerMetadata(manager: .timeshift, name: "n", description: ByteText.decode([0x61, 0xE9]),
-                                                 tags: ["O", ByteText.decode([0xC3])])),
+            F.snapshot(
+                301, path: other, of: home, daysAgo: 2,
+                metadata: ManagerMetadata(
+                    manager: .timeshift, name: "n", description: ByteText.decode([0x61, 0xE9]),
+                    tags: ["O", ByteText.decode([0xC3])])),
             F.snapshot(302, path: "plain", of: home, daysAgo: 1),
         ]
         return FakeSnapshotBackend([.init(filesystem: F.filesystem(), subvolumes: subvolumes)])
@@ -28,20 +30,23 @@ import Testing
 
     func list(_ arguments: [String]) -> RunResult {
         runCarve(["snapshots", "list"] + arguments) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: Self.backend(), clock: FixedClock(), output: captured, isRoot: true)
+            Services(
+                devices: FakeDeviceSource(), snapshots: Self.backend(), clock: FixedClock(), output: captured,
+                isRoot: true)
         }
     }
 
     @Test func tableShowsEachByteThatIsNotUTF8AsHex() {
         let result = list(["--output", "ID,PATH,DESCRIPTION,TAGS", "--sort", "ID"])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-             ID PATH          DESCRIPTION TAGS
-            300 /mnt/snap\\xff
-            301 /mnt/snap\\xfe a\\xe9       O \\xc3
-            302 /mnt/plain
+        #expect(
+            result.stdout == """
+                 ID PATH          DESCRIPTION TAGS
+                300 /mnt/snap\\xff
+                301 /mnt/snap\\xfe a\\xe9       O \\xc3
+                302 /mnt/plain
 
-            """)
+                """)
     }
 
     @Test func jsonCarriesTheExactBytesInBase64() throws {
@@ -49,7 +54,8 @@ import Testing
             let result = list(["--json", "--sort", "ID"] + output)
             #expect(result.status == 0)
             // Valid UTF-8 JSON that any parser reads.
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             let rows = try #require(object["snapshots"] as? [[String: Any]])
             #expect(rows[0]["path"] as? String == "/mnt/snap\u{FFFD}")
             #expect(rows[1]["path"] as? String == "/mnt/snap\u{FFFD}")
@@ -76,7 +82,8 @@ import Testing
     @Test func aPathArgumentWithSuchBytesNamesExactlyThatSnapshot() {
         let backend = Self.backend()
         let result = runCarve(["snapshots", "delete", "--yes", "/mnt/" + Self.other]) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: captured, isRoot: true)
+            Services(
+                devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: captured, isRoot: true)
         }
         #expect(result.status == 0, "\(result.stderr)")
         let left = backend.filesystems[0].subvolumes.map(\.id)
@@ -91,8 +98,11 @@ import Testing
 
     /// The one-line error rule holds whatever the name: it is escaped as in a table.
     @Test func anErrorNamingAnOddPathStaysOneLine() {
-        let result = runCarve(["snapshots", "delete", "--yes", "/mnt/new\nline" + ByteText.decode([0xFF])]) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: Self.backend(), clock: FixedClock(), output: captured, isRoot: true)
+        let result = runCarve(["snapshots", "delete", "--yes", "/mnt/new\nline" + ByteText.decode([0xFF])]) {
+            captured in
+            Services(
+                devices: FakeDeviceSource(), snapshots: Self.backend(), clock: FixedClock(), output: captured,
+                isRoot: true)
         }
         #expect(result.status == 64)
         #expect(result.stderr == "carve: /mnt/new\\x0aline\\xff: no such file or directory\n")

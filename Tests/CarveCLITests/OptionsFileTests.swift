@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func aPolicyFileActsAsItsOptionsWould() throws {
-        let file = try policy("""
+        let file = try policy(
+            """
             # nightly: plain snapshots older than 35 days
             --manager plain
 

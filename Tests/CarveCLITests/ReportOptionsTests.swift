@@ -77,7 +77,9 @@ import Testing
         let captured = CapturedText()
         let sink = CompactJSONOutput(captured)
         // Split where a naive splitter would break: inside strings, escapes and between documents.
-        for piece in ["{\n   \"a b\": \"x }", " \\\" {\\n [\",\n   \"n\": [\n      1,\n", "      null\n   ]\n}\n", "[]\n{}\n"] {
+        for piece in [
+            "{\n   \"a b\": \"x }", " \\\" {\\n [\",\n   \"n\": [\n      1,\n", "      null\n   ]\n}\n", "[]\n{}\n",
+        ] {
             sink.write(piece)
         }
         #expect(captured.stdout == "{\"a b\":\"x } \\\" {\\n [\",\"n\":[1,null]}\n[]\n{}\n")

@@ -22,16 +22,30 @@ final class DeleteHarness: @unchecked Sendable {
 
     init(quotas: Bool = true) {
         let home = F.subvolume(256, path: "@home")
-        var subvolumes = [home] + (0..<6).map { index in
-            F.snapshot(300 + UInt64(index), path: "snaps/home.\(index)", of: home, daysAgo: Double(60 - index * 10),
-                       exclusive: 10 << 20, referenced: 20 << 20)
-        }
-        subvolumes.append(F.snapshot(310, path: ".snapshots/1/snapshot", of: nil, daysAgo: 70, metadata: ManagerMetadata(
-            manager: .snapper, config: "root", number: 1, important: true, metadataPath: "/mnt/.snapshots/1"), exclusive: 1 << 20))
-        subvolumes.append(F.snapshot(311, path: ".snapshots/2/snapshot", of: nil, daysAgo: 65, metadata: ManagerMetadata(
-            manager: .snapper, config: "root", number: 2, metadataPath: "/mnt/.snapshots/2"), exclusive: 1 << 20))
-        backend = FakeSnapshotBackend([.init(
-            filesystem: F.filesystem(), subvolumes: subvolumes, quotaProblem: quotas ? nil : "quotas are off on /mnt")])
+        var subvolumes =
+            [home]
+            + (0..<6).map { index in
+                F.snapshot(
+                    300 + UInt64(index), path: "snaps/home.\(index)", of: home, daysAgo: Double(60 - index * 10),
+                    exclusive: 10 << 20, referenced: 20 << 20)
+            }
+        subvolumes.append(
+            F.snapshot(
+                310, path: ".snapshots/1/snapshot", of: nil, daysAgo: 70,
+                metadata: ManagerMetadata(
+                    manager: .snapper, config: "root", number: 1, important: true, metadataPath: "/mnt/.snapshots/1"),
+                exclusive: 1 << 20))
+        subvolumes.append(
+            F.snapshot(
+                311, path: ".snapshots/2/snapshot", of: nil, daysAgo: 65,
+                metadata: ManagerMetadata(
+                    manager: .snapper, config: "root", number: 2, metadataPath: "/mnt/.snapshots/2"), exclusive: 1 << 20
+            ))
+        backend = FakeSnapshotBackend([
+            .init(
+                filesystem: F.filesystem(), subvolumes: subvolumes,
+                quotaProblem: quotas ? nil : "quotas are off on /mnt")
+        ])
         lockPath = NSTemporaryDirectory() + "carve-test-lock-\(UUID().uuidString)"
     }
 
@@ -51,11 +65,13 @@ final class DeleteHarness: @unchecked Sendable {
         let captured = CapturedText()
         interrupt.captured = captured
         let status = DeletionServices.$current.withValue(deletion) {
-            Services.$current.withValue(Services(
-                devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
-                isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal)) {
-                    CarveMain.run(["snapshots"] + arguments)
-                }
+            Services.$current.withValue(
+                Services(
+                    devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
+                    isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal)
+            ) {
+                CarveMain.run(["snapshots"] + arguments)
+            }
         }
         return RunResult(status: status, stdout: captured.stdout, stderr: captured.stderr)
     }
@@ -103,7 +119,9 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         #expect(json["dry_run"] as? Bool == false)
         // A log of runs says which carve ran when: FixedClock's 2026-11-01T00:00Z.
         #expect(json["carve_version"] as? String == CarveCommand.version)
-        #expect(json["started"] as? String == "2026-11-01T00:00:00Z" && json["finished"] as? String == "2026-11-01T00:00:00Z")
+        #expect(
+            json["started"] as? String == "2026-11-01T00:00:00Z"
+                && json["finished"] as? String == "2026-11-01T00:00:00Z")
         #expect((json["deleted"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [300, 301, 302])
         #expect(json["estimated_reclaim"] as? Int == 30 << 20)
         #expect(json["measured_reclaim"] is NSNull)
@@ -122,17 +140,27 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
 
     @Test func aDryRunWithRetentionSaysWhyEachSurvivorSurvives() throws {
         let harness = DeleteHarness()
-        let result = harness.run(["delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run"])
+        let result = harness.run([
+            "delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Would delete 4 snapshots"))
-        #expect(result.stdout.contains("""
-            Kept by the retention rules:
-              304 /mnt/snaps/home.4: last 2
-              305 /mnt/snaps/home.5: last 1, monthly 2026-10
+        #expect(
+            result.stdout.contains(
+                """
+                Kept by the retention rules:
+                  304 /mnt/snaps/home.4: last 2
+                  305 /mnt/snaps/home.5: last 1, monthly 2026-10
 
-            """))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(harness.run(
-            ["delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run", "--json"]).stdout.utf8)) as? [String: Any])
+                """))
+        let json = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    harness.run(
+                        [
+                            "delete", "--manager", "plain", "--keep-last", "2", "--keep-monthly", "1", "--dry-run",
+                            "--json",
+                        ]).stdout.utf8)) as? [String: Any])
         let kept = json["kept"] as? [[String: Any]] ?? []
         #expect(kept.compactMap { $0["id"] as? Int } == [304, 305])
         #expect(kept.last?["kept_by"] as? [String] == ["last 1", "monthly 2026-10"])
@@ -141,7 +169,9 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
 
     @Test func listExplainShowsEveryConsideredSnapshotWithItsDecision() throws {
         let harness = DeleteHarness()
-        let result = harness.run(["list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--json"])
+        let result = harness.run([
+            "list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let rows = json["snapshots"] as? [[String: Any]] ?? []
@@ -149,8 +179,14 @@ final class InterruptingSink: OutputSink, @unchecked Sendable {
         #expect(rows.compactMap { $0["id"] as? Int } == [300, 301, 302, 303, 304, 305])
         #expect(rows.compactMap { $0["decision"] as? String } == ["delete", "delete", "keep", "keep", "keep", "keep"])
         #expect(rows.compactMap { $0["kept_by"] as? [String] } == [[], [], [], [], ["last 2"], ["last 1"]])
-        #expect(rows.allSatisfy { $0["date_source"] as? String == "otime" && $0["otime"] as? String == $0["created"] as? String })
-        let table = harness.run(["list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--output", "ID,DECISION,KEPT-BY"])
+        #expect(
+            rows.allSatisfy {
+                $0["date_source"] as? String == "otime" && $0["otime"] as? String == $0["created"] as? String
+            })
+        let table = harness.run([
+            "list", "--manager", "plain", "--keep-last", "2", "--older-than", "45d", "--explain", "--output",
+            "ID,DECISION,KEPT-BY",
+        ])
         #expect(table.stdout.contains("302 keep     (not selected by the time filters)"), "\(table.stdout)")
         #expect(table.stdout.contains("305 keep     last 1"), "\(table.stdout)")
     }

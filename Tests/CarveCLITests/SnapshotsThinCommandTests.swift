@@ -39,7 +39,9 @@ import Testing
         let harness = DeleteHarness()
         let result = harness.run(["thin", "/mnt", "--free", "1G", "--yes"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("deleting all 7 eligible snapshots on /mnt frees at least 61M, less than the 1G asked for"))
+        #expect(
+            result.stderr.contains(
+                "deleting all 7 eligible snapshots on /mnt frees at least 61M, less than the 1G asked for"))
         #expect(harness.remaining.count == 9)
         let forced = harness.run(["thin", "/mnt", "--free", "1G", "--yes", "--best-effort"])
         #expect(forced.status == 0)

@@ -15,7 +15,8 @@ import Testing
     static let foreign = places + "/2026-10-19_10-00-00"
     static let finishedLine =
         "carve: finished removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(killed)) left by an interrupted run"
-    static let partialLine = "carve: warning: timeshift snapshot 2026-10-21_10-00-00 (\(partial)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it"
+    static let partialLine =
+        "carve: warning: timeshift snapshot 2026-10-21_10-00-00 (\(partial)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it"
 
     /// 2026-10-20: a run killed after deleting its @ and @home (marked, no subvolume);
     /// 2026-10-21: marked, @ gone and @home (id 501) left; 2026-10-19 left without
@@ -24,8 +25,10 @@ import Testing
         let harness = DeleteHarness()
         let metadata = ManagerMetadata(manager: .timeshift, name: "2026-10-21_10-00-00", metadataPath: Self.partial)
         var all = harness.backend.filesystems
-        all[0].subvolumes.append(F.snapshot(
-            501, path: "timeshift-btrfs/snapshots/2026-10-21_10-00-00/@home", of: nil, daysAgo: 4, metadata: metadata, exclusive: 1 << 20))
+        all[0].subvolumes.append(
+            F.snapshot(
+                501, path: "timeshift-btrfs/snapshots/2026-10-21_10-00-00/@home", of: nil, daysAgo: 4,
+                metadata: metadata, exclusive: 1 << 20))
         harness.backend.filesystems = all
         var directories = harness.backend.snapperDirectories
         directories.marked = [Self.killed, Self.partial]
@@ -42,7 +45,8 @@ import Testing
         let finished = try #require(lines.firstIndex(of: Self.finishedLine), "\(result.stderr)")
         let partial = try #require(lines.firstIndex(of: Self.partialLine), "\(result.stderr)")
         let deleted = try #require(lines.firstIndex { $0.hasPrefix("carve: deleted snapshot") })
-        #expect(finished < deleted && partial < deleted, "the leftovers are dealt with before this run deletes anything")
+        #expect(
+            finished < deleted && partial < deleted, "the leftovers are dealt with before this run deletes anything")
         #expect(harness.backend.snapperDirectories.marked == [Self.partial], "the partly deleted one keeps its marker")
         #expect(harness.backend.snapperDirectories.orphans == [Self.foreign])
         #expect(!harness.backend.calls.contains(.finishInterrupted(Self.foreign)))
@@ -55,8 +59,10 @@ import Testing
         let harness = harness()
         let result = harness.run(["delete", "/mnt/snaps/home.0", "--dry-run", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains(
-            "carve: would finish removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.killed)) left by an interrupted run"),
+        #expect(
+            result.stderr.contains(
+                "carve: would finish removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.killed)) left by an interrupted run"
+            ),
             "\(result.stderr)")
         #expect(result.stderr.contains(Self.partialLine))
         #expect(!result.stdout.contains("interrupted run"), "stdout holds the report only")
@@ -77,7 +83,9 @@ import Testing
         let again = harness.run(["delete", "--manager", "btrbk", "--all", "--yes"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(!again.stderr.contains(Self.finishedLine))
-        #expect(again.stderr.contains(Self.partialLine), "a partly deleted snapshot is reported on every run: \(again.stderr)")
+        #expect(
+            again.stderr.contains(Self.partialLine),
+            "a partly deleted snapshot is reported on every run: \(again.stderr)")
         #expect(harness.backend.snapperDirectories.marked == [Self.partial])
     }
 

@@ -36,7 +36,7 @@ struct BackupChainsTests {
         let data = F.subvolume(256, path: "data", mountedAt: "/src")
         let s1 = F.snapshot(257, path: "snaps/data.1", of: data, daysAgo: 3, mountedAt: "/src")
         let s2 = F.snapshot(258, path: "snaps/data.2", of: data, daysAgo: 2, mountedAt: "/src")
-        let s3 = F.snapshot(259, path: "snaps/data.3", of: data, daysAgo: 1, mountedAt: "/src")  // not sent yet
+        let s3 = F.snapshot(259, path: "snaps/data.3", of: data, daysAgo: 1, mountedAt: "/src") // not sent yet
         let r1 = received(300, "data.1", of: s1, after: nil, daysAgo: 3)
         let r2 = received(301, "data.2", of: s2, after: r1, daysAgo: 2)
         let listings = linked([data, s1, s2, s3], [r1, r2])
@@ -45,7 +45,9 @@ struct BackupChainsTests {
         let sent = listings[0].subvolumes.first { $0.id == 258 }!
         #expect(sent.chainParent == "parent of the incremental backup at /backup/data.2")
         let copy = listings[1].subvolumes.first { $0.id == 301 }!
-        #expect(copy.chainParent == "newest backup received from /src/snaps/data.2: the parent of the next incremental backup")
+        #expect(
+            copy.chainParent
+                == "newest backup received from /src/snaps/data.2: the parent of the next incremental backup")
         #expect(copy.receivedSourcePath == "/src/snaps/data.2")
     }
 
@@ -95,17 +97,21 @@ struct BackupChainsTests {
     @Test func aChainsEndIsProtectedUnlessChainsMayBreak() {
         var snapshot = F.snapshot(258, path: "snaps/data.2", of: nil, daysAgo: 1)
         snapshot.chainParent = "parent of the incremental backup at /backup/data.2"
-        #expect(DeletionRules().protections(of: snapshot)
-            == [.chainParent("parent of the incremental backup at /backup/data.2")])
-        #expect(Protection.chainParent("parent of the incremental backup at /backup/data.2").reason
-            == "parent of the incremental backup at /backup/data.2 (use --break-chains)")
+        #expect(
+            DeletionRules().protections(of: snapshot)
+                == [.chainParent("parent of the incremental backup at /backup/data.2")])
+        #expect(
+            Protection.chainParent("parent of the incremental backup at /backup/data.2").reason
+                == "parent of the incremental backup at /backup/data.2 (use --break-chains)")
         #expect(DeletionRules(breakChains: true).protections(of: snapshot).isEmpty)
     }
 
     /// A received backup's parent UUID is the previous backup: it is not its source.
     @Test func theClassifierDoesNotCallThePreviousBackupTheSource() {
         let r1 = Volume(id: 300, path: "data.1", uuid: F.uuid(300), receivedUUID: F.uuid(1), created: F.epoch)
-        let r2 = Volume(id: 301, path: "data.2", uuid: F.uuid(301), parentUUID: F.uuid(300), receivedUUID: F.uuid(2), created: F.epoch)
+        let r2 = Volume(
+            id: 301, path: "data.2", uuid: F.uuid(301), parentUUID: F.uuid(300), receivedUUID: F.uuid(2),
+            created: F.epoch)
         let classified = SnapshotClassifier(timeZone: .utc, readFile: { _, _ in nil }).classify([r1, r2]).subvolumes
         #expect(classified[1].sourceID == nil && classified[1].sourcePath == nil)
     }
@@ -120,10 +126,12 @@ struct BackupChainsTests {
             .init(filesystem: source, subvolumes: [data, s1, s2]),
             .init(filesystem: target, subvolumes: [r2]),
         ])
-        let request = try DeleteRequest(names: [], ids: [], filesystems: ["/src"], selection: SnapshotSelection(all: true, timeZone: .utc))
+        let request = try DeleteRequest(
+            names: [], ids: [], filesystems: ["/src"], selection: SnapshotSelection(all: true, timeZone: .utc))
         let plan = try request.plan(backend: backend, rules: DeletionRules(), now: F.epoch)
         #expect(plan.toDelete.map(\.subvolume.path) == ["snaps/data.1"])
-        #expect(plan.protected.map(\.reason) == ["parent of the incremental backup at /backup/data.2 (use --break-chains)"])
+        #expect(
+            plan.protected.map(\.reason) == ["parent of the incremental backup at /backup/data.2 (use --break-chains)"])
         let broken = try request.plan(backend: backend, rules: DeletionRules(breakChains: true), now: F.epoch)
         #expect(broken.toDelete.map(\.subvolume.path) == ["snaps/data.1", "snaps/data.2"])
     }

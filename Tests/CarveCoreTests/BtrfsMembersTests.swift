@@ -16,14 +16,17 @@ struct BtrfsMembersTests {
             groups.append(.init(start: logical, length: length, used: length, kind: .data, profile: .raid1))
             mine.append(.init(start: Self.mib + UInt64(i) * length, length: length, chunk: logical))
             let other = UInt64(2 + i % (devices - 1))
-            others[other, default: []].append(.init(start: Self.mib + UInt64(others[other]?.count ?? 0) * length, length: length, chunk: logical))
+            others[other, default: []].append(
+                .init(start: Self.mib + UInt64(others[other]?.count ?? 0) * length, length: length, chunk: logical))
         }
         let members = (2...devices).map { devid in
-            BtrfsAllocation.Member(devid: UInt64(devid), size: 1000 * Self.mib,
-                                   allocated: UInt64(others[UInt64(devid)]?.count ?? 0) * length)
+            BtrfsAllocation.Member(
+                devid: UInt64(devid), size: 1000 * Self.mib,
+                allocated: UInt64(others[UInt64(devid)]?.count ?? 0) * length)
         }
-        return BtrfsAllocation(deviceSize: 1000 * Self.mib, extents: mine, blockGroups: groups,
-                               devid: 1, otherMembers: members, memberExtents: others)
+        return BtrfsAllocation(
+            deviceSize: 1000 * Self.mib, extents: mine, blockGroups: groups,
+            devid: 1, otherMembers: members, memberExtents: others)
     }
 
     @Test func profilesSayHowManyCopiesAChunkKeeps() {
@@ -54,7 +57,9 @@ struct BtrfsMembersTests {
 
     @Test func theOnlyDeviceCannotBeRemoved() {
         let single = BtrfsAllocation(deviceSize: 1000 * Self.mib, extents: [], blockGroups: [])
-        #expect(single.removalBlockers(device: "/dev/sda").first?.detail == "/dev/sda is the only device of its btrfs filesystem")
+        #expect(
+            single.removalBlockers(device: "/dev/sda").first?.detail
+                == "/dev/sda is the only device of its btrfs filesystem")
     }
 
     @Test func aStripedProfileIsNeverAGuess() {
@@ -73,10 +78,10 @@ struct BtrfsMembersTests {
         #expect(full.fits(size: 700 * Self.mib))
         full.otherMembers[0].allocated = 990 * Self.mib
         #expect(!full.fits(size: 700 * Self.mib))
-        #expect(full.fits(size: 910 * Self.mib))  // nothing moves
+        #expect(full.fits(size: 910 * Self.mib)) // nothing moves
         var halfEmpty = full
         for index in halfEmpty.blockGroups.indices { halfEmpty.blockGroups[index].used /= 2 }
-        #expect(halfEmpty.fits(size: 810 * Self.mib))  // the last chunk's data goes into the others' room
+        #expect(halfEmpty.fits(size: 810 * Self.mib)) // the last chunk's data goes into the others' room
     }
 
     @Test func theNotesNameTheDeviceAndItsCommand() {
@@ -84,6 +89,8 @@ struct BtrfsMembersTests {
         #expect(notes[0] == "btrfs over 2 devices (raid1); this is device 1, the others are 2 (800M unallocated)")
         #expect(notes[1] == "shrink this device with `btrfs filesystem resize 1:\(600 * Self.mib) /mnt/pool`")
         #expect(notes[2].hasPrefix("raid1 keeps a copy of every chunk on each of the 2 devices"))
-        #expect(BtrfsAllocation(deviceSize: 1, extents: [], blockGroups: []).memberNotes(target: 1, mountpoint: "/").isEmpty)
+        #expect(
+            BtrfsAllocation(deviceSize: 1, extents: [], blockGroups: []).memberNotes(target: 1, mountpoint: "/").isEmpty
+        )
     }
 }

@@ -27,8 +27,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["", "-5G", "10XB", "G", "1..5G", "1.5.2G", "abc", "10 G B", "1.5", "99999999999999999999",
-                      "20000P", ".", "1,5G", "0x10", "1e3"])
+    @Test(arguments: [
+        "", "-5G", "10XB", "G", "1..5G", "1.5.2G", "abc", "10 G B", "1.5", "99999999999999999999",
+        "20000P", ".", "1,5G", "0x10", "1e3",
+    ])
     func rejectsMalformedInputWithTheInputNamed(text: String) {
         #expect {
             try ByteSize.parse(text)

@@ -14,10 +14,12 @@ struct ByteTextTests {
         }
     }
 
-    @Test("Each invalid byte becomes its own scalar and comes back", arguments: [
-        [0xFF], [0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF5, 0x80, 0x80, 0x80],
-        [0x61, 0xFE, 0x62], [0xF0, 0x9F, 0xA6], [0xC3], [0xF4, 0x90, 0x80, 0x80],
-    ] as [[UInt8]])
+    @Test(
+        "Each invalid byte becomes its own scalar and comes back",
+        arguments: [
+            [0xFF], [0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF5, 0x80, 0x80, 0x80],
+            [0x61, 0xFE, 0x62], [0xF0, 0x9F, 0xA6], [0xC3], [0xF4, 0x90, 0x80, 0x80],
+        ] as [[UInt8]])
     func invalidBytesCarried(bytes: [UInt8]) {
         let text = ByteText.decode(bytes)
         #expect(ByteText.carriesBytes(text))
@@ -39,17 +41,22 @@ struct ByteTextTests {
     @Test("Every byte string comes back exactly (20,000 random names)")
     func roundTripRandomBytes() {
         var random = SplitMix(seed: 0xB17E_5EED)
-        let alphabet: [UInt8] = [0x61, 0x2F, 0x0A, 0x5C, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0x82, 0xAC,
-                                 0xED, 0xF0, 0x9F, 0xF4, 0x8F, 0xBE, 0xBF, 0xFF, 0xC0]
+        let alphabet: [UInt8] = [
+            0x61, 0x2F, 0x0A, 0x5C, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0x82, 0xAC,
+            0xED, 0xF0, 0x9F, 0xF4, 0x8F, 0xBE, 0xBF, 0xFF, 0xC0,
+        ]
         for _ in 0..<20_000 {
             let count = Int(random.next() % 12)
             let bytes = (0..<count).map { _ in
-                random.next() % 3 == 0 ? UInt8(truncatingIfNeeded: random.next()) : alphabet[Int(random.next() % UInt64(alphabet.count))]
+                random.next() % 3 == 0
+                    ? UInt8(truncatingIfNeeded: random.next()) : alphabet[Int(random.next() % UInt64(alphabet.count))]
             }
             let text = ByteText.decode(bytes)
             #expect(ByteText.bytes(of: text) == bytes, "bytes \(bytes)")
-            #expect(ByteText.carriesBytes(text) == (String(validating: bytes, as: UTF8.self) == nil
-                || text.unicodeScalars.contains { ByteText.carriedByte($0) != nil }))
+            #expect(
+                ByteText.carriesBytes(text)
+                    == (String(validating: bytes, as: UTF8.self) == nil
+                        || text.unicodeScalars.contains { ByteText.carriedByte($0) != nil }))
         }
     }
 

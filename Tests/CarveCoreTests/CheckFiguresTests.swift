@@ -8,13 +8,17 @@ import Testing
         #expect(try ResizeToolOutput.resize2fsMinimumBlocks(text) == 48213)
     }
 
-    @Test(arguments: ["", "resize2fs 1.47.0\n", "Estimated minimum size of the filesystem: lots\n", "Estimated minimum size of the filesystem:\n"])
+    @Test(arguments: [
+        "", "resize2fs 1.47.0\n", "Estimated minimum size of the filesystem: lots\n",
+        "Estimated minimum size of the filesystem:\n",
+    ])
     func resize2fsMalformed(_ text: String) {
         #expect(throws: ParseError.self) { try ResizeToolOutput.resize2fsMinimumBlocks(text) }
     }
 
     @Test func dumpe2fsFields() throws {
-        let text = "Filesystem volume name:   <none>\nBlock count:              256000\nBlock size:               4096\nFree blocks:              1200\n"
+        let text =
+            "Filesystem volume name:   <none>\nBlock count:              256000\nBlock size:               4096\nFree blocks:              1200\n"
         #expect(try ResizeToolOutput.dumpe2fsField("Block size", in: text) == 4096)
         #expect(try ResizeToolOutput.dumpe2fsField("Block count", in: text) == 256_000)
         #expect(throws: ParseError.self) { try ResizeToolOutput.dumpe2fsField("Inode count", in: text) }
@@ -36,10 +40,14 @@ import Testing
 @Suite struct ShrinkRuleTests {
     @Test func theTableSaysWhatEachTypeAllows() {
         #expect(ShrinkRule.rule(for: "btrfs").ability == .onlineOnly)
-        for type in ["ext2", "ext3", "ext4", "vfat", "ntfs"] { #expect(ShrinkRule.rule(for: type).ability == .offlineOnly) }
+        for type in ["ext2", "ext3", "ext4", "vfat", "ntfs"] {
+            #expect(ShrinkRule.rule(for: type).ability == .offlineOnly)
+        }
         #expect(ShrinkRule.rule(for: "xfs").ability == .cannotShrink)
         #expect(ShrinkRule.rule(for: "swap").ability == .recreate)
-        for type in ["crypto_LUKS", "LVM2_member", "zfs_member", nil] { #expect(ShrinkRule.rule(for: type).ability == .unknown) }
+        for type in ["crypto_LUKS", "LVM2_member", "zfs_member", nil] {
+            #expect(ShrinkRule.rule(for: type).ability == .unknown)
+        }
     }
 
     @Test func everyTypeIsListedOnce() {
@@ -59,7 +67,8 @@ import Testing
     @Test func movingExtentsGoIntoFreeRunsOfStayingChunks() {
         // Data chunks at 529-1041, 1641-2153 and 2153-2665 MiB, one 100 MiB extent each:
         // once the first chunk stays, its 412 MiB free run takes both moving extents.
-        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib], holeAfterFirst: 600 * .mib)
+        let allocation = BtrfsAllocation.laidOut(
+            deviceSize: 4 * .gib, dataUsed: [100 * .mib, 100 * .mib, 100 * .mib], holeAfterFirst: 600 * .mib)
         // Something moves, so the headroom above the simulated floor applies.
         #expect(allocation.minimum == 1041 * .mib + BtrfsAllocation.shrinkHeadroom)
         #expect(!allocation.fits(size: 1040 * .mib + BtrfsAllocation.shrinkHeadroom))
@@ -72,7 +81,8 @@ import Testing
         let full = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib])
         #expect(full.minimum == 2065 * .mib)
         // With a 600 MiB hole below, a new chunk cut from it takes the extent; not two of them.
-        let holed = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib], holeAfterFirst: 600 * .mib)
+        let holed = BtrfsAllocation.laidOut(
+            deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 200 * .mib], holeAfterFirst: 600 * .mib)
         #expect(holed.fits(size: 2153 * .mib + BtrfsAllocation.shrinkHeadroom))
         #expect(!holed.fits(size: 1640 * .mib))
     }
@@ -81,18 +91,21 @@ import Testing
         // Everything but the first data chunk lies beyond 1041 MiB when metadata sits last.
         let data = BtrfsAllocation.BlockGroup(start: 1 << 30, length: 512 * .mib, used: 100 * .mib, kind: .data)
         let metadata = BtrfsAllocation.BlockGroup(start: 2 << 30, length: 256 * .mib, used: 40 * .mib, kind: .metadata)
-        let allocation = BtrfsAllocation(deviceSize: 2 * .gib, extents: [
-            .init(start: .mib, length: 512 * .mib, chunk: 1 << 30),
-            .init(start: 1024 * .mib, length: 256 * .mib, chunk: 2 << 30),
-            .init(start: 1280 * .mib, length: 256 * .mib, chunk: 2 << 30),
-        ], blockGroups: [data, metadata])
+        let allocation = BtrfsAllocation(
+            deviceSize: 2 * .gib,
+            extents: [
+                .init(start: .mib, length: 512 * .mib, chunk: 1 << 30),
+                .init(start: 1024 * .mib, length: 256 * .mib, chunk: 2 << 30),
+                .init(start: 1280 * .mib, length: 256 * .mib, chunk: 2 << 30),
+            ], blockGroups: [data, metadata])
         // 80 MiB of metadata (two copies) in 16 MiB steps, plus the 64 MiB margin, from the hole at 513 MiB;
         // then the headroom above that floor.
         #expect(allocation.minimum == (513 + 80) * .mib + BtrfsAllocation.shrinkHeadroom)
     }
 
     @Test func fitsGrowsWithTheSize() {
-        let allocation = BtrfsAllocation.laidOut(deviceSize: 4 * .gib, dataUsed: [300 * .mib, 20 * .mib, 500 * .mib], holeAfterFirst: 200 * .mib)
+        let allocation = BtrfsAllocation.laidOut(
+            deviceSize: 4 * .gib, dataUsed: [300 * .mib, 20 * .mib, 500 * .mib], holeAfterFirst: 200 * .mib)
         var fitted = false
         for mebibytes in stride(from: UInt64(200), through: 4096, by: 8) {
             let fits = allocation.fits(size: mebibytes * .mib)

@@ -13,18 +13,25 @@ struct CheckFixture {
     var snapshots = FakeSnapshotBackend()
 
     init(first: FakeFilesystem? = .btrfs(), second: FakeFilesystem? = .ext4(), secondSize: UInt64 = 2 * .gib) {
-        devices = FakeDeviceSource().disk("sda", size: 10 * .gib, partitions: [
-            FakePartition(size: 4 * .gib, first), FakePartition(size: secondSize, second),
+        devices = FakeDeviceSource().disk(
+            "sda", size: 10 * .gib,
+            partitions: [
+                FakePartition(size: 4 * .gib, first), FakePartition(size: secondSize, second),
+            ])
+        tables = FakePartitionTableReader([
+            "/dev/sda": FakePartitionTableReader.gpt(
+                totalSectors: Self.diskSectors,
+                partitions: [(2048, 4 * .gib / 512), (2048 + 4 * .gib / 512, secondSize / 512)]
+            )
         ])
-        tables = FakePartitionTableReader(["/dev/sda": FakePartitionTableReader.gpt(
-            totalSectors: Self.diskSectors, partitions: [(2048, 4 * .gib / 512), (2048 + 4 * .gib / 512, secondSize / 512)]
-        )])
     }
 
     func run(_ path: String, _ operation: CheckOperation) throws -> CheckReport {
-        try Check.run(device: path, operation: operation, in: CheckEnvironment(
-            devices: devices, tables: tables, sizer: sizer, mounts: mounts, snapshots: snapshots
-        ))
+        try Check.run(
+            device: path, operation: operation,
+            in: CheckEnvironment(
+                devices: devices, tables: tables, sizer: sizer, mounts: mounts, snapshots: snapshots
+            ))
     }
 
     /// Records `device` as mounted at `mountpoint`.
@@ -35,7 +42,8 @@ struct CheckFixture {
 
     /// Figures with a plain minimum, e.g. for ext4 from resize2fs -P.
     mutating func figures(_ name: String, _ type: String, minimum: UInt64?, note: String? = nil, busy: String? = nil) {
-        sizer.figures["/dev/\(name)"] = FilesystemFigures(fsType: type, minimum: minimum, source: "test", note: note, busy: busy)
+        sizer.figures["/dev/\(name)"] = FilesystemFigures(
+            fsType: type, minimum: minimum, source: "test", note: note, busy: busy)
     }
 
     /// btrfs figures from an allocation, as the Linux sizer builds them.
@@ -43,16 +51,19 @@ struct CheckFixture {
         let afterBalance = allocation.minimumAfterBalance()
         sizer.figures["/dev/\(name)"] = FilesystemFigures(
             fsType: "btrfs", size: allocation.deviceSize, minimum: allocation.minimum,
-            minimumAfterBalance: afterBalance < allocation.minimum ? afterBalance : nil, btrfs: allocation, source: "test"
+            minimumAfterBalance: afterBalance < allocation.minimum ? afterBalance : nil, btrfs: allocation,
+            source: "test"
         )
     }
 
     /// Snapshots of the filesystem mounted at /mnt, oldest first by `daysAgo`.
     mutating func snapshots(_ list: [Volume], quotaProblem: String? = nil) {
         let source = SnapshotFixtures.subvolume(256, path: "home")
-        snapshots = FakeSnapshotBackend([FakeSnapshotBackend.StoredFilesystem(
-            filesystem: SnapshotFixtures.filesystem(), subvolumes: [source] + list, quotaProblem: quotaProblem
-        )])
+        snapshots = FakeSnapshotBackend([
+            FakeSnapshotBackend.StoredFilesystem(
+                filesystem: SnapshotFixtures.filesystem(), subvolumes: [source] + list, quotaProblem: quotaProblem
+            )
+        ])
     }
 }
 

@@ -20,7 +20,7 @@ import Testing
         )
         let report = try fixture.run("/dev/sda", .newPartition(100 * .mib))
         let range = try #require(report.newPartition)
-        #expect(range.start == 12_587_008)  // 12_584_961 rounded up to a 2048-sector boundary
+        #expect(range.start == 12_587_008) // 12_584_961 rounded up to a 2048-sector boundary
         #expect(range.start % 2048 == 0 && (range.end + 1) % 2048 == 0)
         #expect(range.bytes == 100 * .mib)
     }
@@ -45,7 +45,9 @@ import Testing
         fixture.figures("sda2", "ext4", minimum: 500 * .mib)
         let report = try fixture.run("/dev/sda", .newPartition(5 * .gib))
         #expect(report.verdict == .fits)
-        #expect(report.shrunkPartition == PlannedPartition(number: 2, range: SectorRange(start: 8_390_656, end: 10_483_711, sectorSize: 512)))
+        #expect(
+            report.shrunkPartition
+                == PlannedPartition(number: 2, range: SectorRange(start: 8_390_656, end: 10_483_711, sectorSize: 512)))
         #expect(report.newPartition == SectorRange(start: 10_483_712, end: 20_969_471, sectorSize: 512))
         #expect(report.targetSize == 1022 * .mib)
     }
@@ -103,7 +105,9 @@ import Testing
         fixture.figures("sda2", "ext4", minimum: 700 * .mib)
         let report = try fixture.run("/dev/sda2", .shrinkTo(700 * .mib))
         #expect(report.verdict == .fits)
-        #expect(report.shrunkPartition?.range == SectorRange(start: 8_390_656, end: 8_390_656 + 1_433_600 - 1, sectorSize: 512))
+        #expect(
+            report.shrunkPartition?.range
+                == SectorRange(start: 8_390_656, end: 8_390_656 + 1_433_600 - 1, sectorSize: 512))
         let below = try fixture.run("/dev/sda2", .shrinkTo(699 * .mib))
         #expect(below.blockers.map(\.kind) == [.belowMinimum])
         #expect(below.blockers[0].bytes == 1 * .mib)
@@ -137,16 +141,19 @@ import Testing
     @Test func aSizerLackingRootEndsTheCheckWithNeedsRoot() throws {
         struct RootOnlySizer: FilesystemSizer {
             func figures(of device: BlockDevice, mountpoint: String?) throws -> FilesystemFigures {
-                throw SystemCallError("cannot read the device extents of /mnt", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: 1)
+                throw SystemCallError(
+                    "cannot read the device extents of /mnt", call: "ioctl(BTRFS_IOC_TREE_SEARCH)", errno: 1)
             }
         }
         var fixture = CheckFixture()
         fixture.mount("sda1", at: "/mnt")
         let error = #expect(throws: SystemCallError.self) {
-            try Check.run(device: "/dev/sda1", operation: .shrinkTo(3 * .gib), in: CheckEnvironment(
-                devices: fixture.devices, tables: fixture.tables, sizer: RootOnlySizer(), mounts: fixture.mounts,
-                snapshots: fixture.snapshots
-            ))
+            try Check.run(
+                device: "/dev/sda1", operation: .shrinkTo(3 * .gib),
+                in: CheckEnvironment(
+                    devices: fixture.devices, tables: fixture.tables, sizer: RootOnlySizer(), mounts: fixture.mounts,
+                    snapshots: fixture.snapshots
+                ))
         }
         #expect(error?.exitStatus == .needsRoot)
     }
@@ -199,7 +206,8 @@ import Testing
         let source = SnapshotFixtures.subvolume(256, path: "home")
         let important = ManagerMetadata(manager: .snapper, config: "home", number: 1, important: true)
         fixture.snapshots([
-            SnapshotFixtures.snapshot(260, path: "snaps/a", of: source, daysAgo: 60, metadata: important, exclusive: 300 * .mib),
+            SnapshotFixtures.snapshot(
+                260, path: "snaps/a", of: source, daysAgo: 60, metadata: important, exclusive: 300 * .mib),
             SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30, exclusive: 100 * .mib),
             SnapshotFixtures.snapshot(262, path: "snaps/c", of: source, daysAgo: 10, exclusive: 200 * .mib),
             SnapshotFixtures.snapshot(263, path: "snaps/d", of: source, daysAgo: 1, exclusive: 50 * .mib),
@@ -208,13 +216,15 @@ import Testing
         #expect(report.verdict == .doesNotFit)
         #expect(report.blockers.map(\.kind) == [.belowMinimum, .snapshots])
         #expect(report.blockers[1].bytes == 300 * .mib)
-        #expect(report.blockers[1].detail.contains("/mnt/snaps/b") && report.blockers[1].detail.contains("/mnt/snaps/c"))
+        #expect(
+            report.blockers[1].detail.contains("/mnt/snaps/b") && report.blockers[1].detail.contains("/mnt/snaps/c"))
         #expect(!report.blockers[1].detail.contains("snaps/a"))
-        #expect(report.remedies.map(\.command) == [
-            "carve snapshots thin /mnt --free \(300 * UInt64.mib) --wait",
-            "btrfs balance start -dusage=100 /mnt",
-            "carve snapshots delete --wait /mnt/snaps/b /mnt/snaps/c",
-        ])
+        #expect(
+            report.remedies.map(\.command) == [
+                "carve snapshots thin /mnt --free \(300 * UInt64.mib) --wait",
+                "btrfs balance start -dusage=100 /mnt",
+                "carve snapshots delete --wait /mnt/snaps/b /mnt/snaps/c",
+            ])
         #expect(report.minimumSizeWithoutSnapshots == 1621 * .mib)
     }
 
@@ -223,8 +233,9 @@ import Testing
         fixture.mount("sda1", at: "/mnt")
         fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 400 * .mib]))
         let source = SnapshotFixtures.subvolume(256, path: "home")
-        fixture.snapshots([SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30, exclusive: 100 * .mib)],
-                          quotaProblem: "quotas are off on /mnt")
+        fixture.snapshots(
+            [SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30, exclusive: 100 * .mib)],
+            quotaProblem: "quotas are off on /mnt")
         let report = try fixture.run("/dev/sda1", .shrinkTo(1700 * .mib))
         #expect(report.blockers.map(\.kind) == [.belowMinimum])
         #expect(report.remedies.map(\.command) == ["carve snapshots list /mnt --sizes exact"])
@@ -237,7 +248,9 @@ import Testing
         fixture.mount("sda1", at: "/mnt")
         fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 400 * .mib]))
         let source = SnapshotFixtures.subvolume(256, path: "home")
-        fixture.snapshots([SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30, exclusive: 10 * .mib)])
+        fixture.snapshots([
+            SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30, exclusive: 10 * .mib)
+        ])
         let report = try fixture.run("/dev/sda1", .shrinkTo(600 * .mib))
         #expect(report.blockers.map(\.kind) == [.belowMinimum])
         #expect(report.notes.contains { $0.contains("not enough on its own") })

@@ -22,14 +22,17 @@ import Testing
     @Test func noOffsetMeansLocalTime() throws {
         // Berlin is UTC+1 on 1 November (after the DST change).
         #expect(try DateArgument.parse("2026-11-01", timeZone: berlin) == date(1_793_491_200 - 3_600))
-        #expect(try DateArgument.parse("2026-07-01 12:00", timeZone: berlin)
-            == DateArgument.parse("2026-07-01T10:00Z", timeZone: utc))
+        #expect(
+            try DateArgument.parse("2026-07-01 12:00", timeZone: berlin)
+                == DateArgument.parse("2026-07-01T10:00Z", timeZone: utc))
     }
 
-    @Test(arguments: ["", "2026", "2026-11", "2026-13-01", "2026-02-30", "2025-02-29", "2026-11-01 25:00",
-                      "2026-11-01 12:60", "2026-11-01 12:00:61", "2026-11-01T12", "2026-11-01 12:00 UTC",
-                      "2026-11-01T12:00:00+25:00", "01-11-2026", "2026/11/01", "yesterday", "2026-11-01x",
-                      "2026-11-01T12:00:00+0", "-2026-11-01", "2026-1-1"])
+    @Test(arguments: [
+        "", "2026", "2026-11", "2026-13-01", "2026-02-30", "2025-02-29", "2026-11-01 25:00",
+        "2026-11-01 12:60", "2026-11-01 12:00:61", "2026-11-01T12", "2026-11-01 12:00 UTC",
+        "2026-11-01T12:00:00+25:00", "01-11-2026", "2026/11/01", "yesterday", "2026-11-01x",
+        "2026-11-01T12:00:00+0", "-2026-11-01", "2026-1-1",
+    ])
     func rejectsMalformedInputNamingIt(text: String) {
         #expect {
             try DateArgument.parse(text, timeZone: utc)
@@ -54,16 +57,21 @@ import Testing
     }
 
     @Test func offsetsShiftTheInstantByExactlyTheOffset() async {
-        await propertyCheck(input: Gen.int(in: -(18 * 60)...(18 * 60)), Gen.int64(in: 0...4_000_000_000)) { minutes, base in
+        await propertyCheck(input: Gen.int(in: -(18 * 60)...(18 * 60)), Gen.int64(in: 0...4_000_000_000)) {
+            minutes, base in
             let sign = minutes < 0 ? "-" : "+"
             let hh = abs(minutes) / 60, mm = abs(minutes) % 60
             let offset = sign + (hh < 10 ? "0" : "") + "\(hh):" + (mm < 10 ? "0" : "") + "\(mm)"
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = Foundation.TimeZone(identifier: "UTC")!
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                                from: Foundation.Date(timeIntervalSince1970: TimeInterval(base)))
-            func pad(_ v: Int?, _ n: Int) -> String { let s = String(v ?? 0); return String(repeating: "0", count: max(0, n - s.count)) + s }
-            let local = "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second],
+                from: Foundation.Date(timeIntervalSince1970: TimeInterval(base)))
+            func pad(_ v: Int?, _ n: Int) -> String {
+                let s = String(v ?? 0); return String(repeating: "0", count: max(0, n - s.count)) + s
+            }
+            let local =
+                "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
             let parsed = try? DateArgument.parse(local + offset, timeZone: berlin)
             #expect(parsed == Date(timeIntervalSince1970: TimeInterval(base - Int64(minutes * 60))))
         }
@@ -81,7 +89,9 @@ import Testing
     }
 
     @Test func dateTextMatchesFoundationAndParsesBack() async {
-        let zones = ["UTC", "Europe/Berlin", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"].map { TimeZone(identifier: $0)! }
+        let zones = ["UTC", "Europe/Berlin", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"].map {
+            TimeZone(identifier: $0)!
+        }
         // From 1970: older local mean times have offsets with seconds, which snapshots never carry.
         await propertyCheck(input: Gen.int64(in: 0...4_102_444_799), Gen.int(in: 0...4)) { seconds, zoneIndex in
             let zone = zones[zoneIndex]
@@ -91,8 +101,9 @@ import Testing
             #expect(DateText.iso8601(instant, timeZone: zone) == formatter.string(from: instant.foundation))
             #expect((try? DateArgument.parse(DateText.iso8601(instant, timeZone: zone), timeZone: utc)) == instant)
             let short = DateText.short(instant, timeZone: zone)
-            #expect((try? DateArgument.parse(short, timeZone: zone))
-                .map { abs($0.timeIntervalSince(instant)) < 60 } ?? false, "\(short)")
+            #expect(
+                (try? DateArgument.parse(short, timeZone: zone))
+                    .map { abs($0.timeIntervalSince(instant)) < 60 } ?? false, "\(short)")
         }
     }
 }

@@ -10,7 +10,8 @@ import Testing
     func sized(_ sizes: [UInt64?]) -> [PlannedSnapshot] {
         sizes.enumerated().map { index, size in
             PlannedSnapshot(
-                subvolume: F.snapshot(UInt64(500 + index), path: "s\(index)", of: nil, daysAgo: Double(100 - index), exclusive: size),
+                subvolume: F.snapshot(
+                    UInt64(500 + index), path: "s\(index)", of: nil, daysAgo: Double(100 - index), exclusive: size),
                 filesystem: fixture.filesystem)
         }
     }
@@ -18,7 +19,7 @@ import Testing
     @Test func thePlanSplitsProtectedSnapshotsOffWithTheirReasons() {
         var selected = fixture.planned([302, 300, 301])
         selected[1].subvolume.mountpoints = ["/srv"]
-        selected.append(selected[0])  // named twice: once in the plan
+        selected.append(selected[0]) // named twice: once in the plan
         let plan = DeletionPlan.make(selected: selected, rules: DeletionRules())
         #expect(plan.toDelete.map(\.subvolume.id) == [301, 302])
         #expect(plan.protected.map(\.snapshot.subvolume.id) == [300])
@@ -47,19 +48,22 @@ import Testing
         let eligible = sized([10, 40, 30, 20])
         let chosen = try ThinPlanner(target: 45).choose(from: eligible.reversed(), filesystem: "/mnt")
         #expect(chosen.map(\.subvolume.id) == [500, 501])
-        #expect(try ThinPlanner(target: 50).choose(from: eligible, filesystem: "/mnt").map(\.subvolume.id) == [500, 501])
+        #expect(
+            try ThinPlanner(target: 50).choose(from: eligible, filesystem: "/mnt").map(\.subvolume.id) == [500, 501])
         #expect(try ThinPlanner(target: 51).choose(from: eligible, filesystem: "/mnt").count == 3)
         #expect(try ThinPlanner(target: 100).choose(from: eligible, filesystem: "/mnt").count == 4)
     }
 
     @Test func thinLargestFirstTakesFewerSnapshots() throws {
-        let chosen = try ThinPlanner(target: 45, order: .largest).choose(from: sized([10, 40, 30, 20]), filesystem: "/mnt")
+        let chosen = try ThinPlanner(target: 45, order: .largest).choose(
+            from: sized([10, 40, 30, 20]), filesystem: "/mnt")
         #expect(chosen.map(\.subvolume.id) == [501, 502])
     }
 
     @Test func thinNeverDeletesOnAGuess() {
         #expect(throws: ThinRefusal.sizesUnknown(filesystem: "/mnt", note: "quotas are off on /mnt")) {
-            try ThinPlanner(target: 1).choose(from: sized([10, nil]), filesystem: "/mnt", sizeNote: "quotas are off on /mnt")
+            try ThinPlanner(target: 1).choose(
+                from: sized([10, nil]), filesystem: "/mnt", sizeNote: "quotas are off on /mnt")
         }
     }
 

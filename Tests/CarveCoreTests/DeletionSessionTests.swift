@@ -28,15 +28,20 @@ import Testing
     let journal = Journal()
 
     func session(dryRun: Bool = false) -> DeletionSession {
-        DeletionSession(backend: fixture.backend, lock: RecordingLock(journal: journal), lockTimeout: 0,
-                        rules: DeletionRules(), dryRun: dryRun, wait: false)
+        DeletionSession(
+            backend: fixture.backend, lock: RecordingLock(journal: journal), lockTimeout: 0,
+            rules: DeletionRules(), dryRun: dryRun, wait: false)
     }
 
     func hooks(confirm: @escaping (DeletionPlan) throws -> Void = { _ in }) -> DeletionSession.Hooks {
         DeletionSession.Hooks(
             note: { [journal] in journal.add("note \($0)") },
-            confirm: { [journal] plan in journal.add("confirm \(plan.toDelete.count)"); try confirm(plan) },
-            outcome: { [journal] outcome, index, total in journal.add("outcome \(outcome.snapshot.subvolume.id) \(index)/\(total)") },
+            confirm: { [journal] plan in
+                journal.add("confirm \(plan.toDelete.count)"); try confirm(plan)
+            },
+            outcome: { [journal] outcome, index, total in
+                journal.add("outcome \(outcome.snapshot.subvolume.id) \(index)/\(total)")
+            },
             deleted: { [journal] in journal.add("deleted") })
     }
 
@@ -51,7 +56,8 @@ import Testing
     @Test func aRefusedConfirmationTakesNoLockAndDeletesNothing() {
         let plan = DeletionPlan.make(selected: fixture.planned([300]), rules: DeletionRules())
         #expect(throws: RuntimeError.self) {
-            try session().run(plan, hooks: hooks(confirm: { _ in throw RuntimeError("not confirmed: nothing deleted") }))
+            try session().run(
+                plan, hooks: hooks(confirm: { _ in throw RuntimeError("not confirmed: nothing deleted") }))
         }
         #expect(journal.all == ["confirm 1"])
         #expect(fixture.remainingIDs.contains(300))

@@ -34,18 +34,23 @@ private struct ProbeTable: DevicePropertySource {
         "sdc": SysfsDevice(number: .init(major: 8, minor: 32), size: 1 << 30),
     ]
 
-    fileprivate func inventory(_ attributes: FaultyAttributes, enumerator: ScriptedEnumerator = ScriptedEnumerator(names),
-                   probe: ProbeTable = ProbeTable()) -> DeviceInventory {
+    fileprivate func inventory(
+        _ attributes: FaultyAttributes, enumerator: ScriptedEnumerator = ScriptedEnumerator(names),
+        probe: ProbeTable = ProbeTable()
+    ) -> DeviceInventory {
         DeviceInventory(enumerator: enumerator, attributes: attributes, propertySources: [probe], mounts: NoMounts())
     }
 
     @Test func enumerationThatFailsIsOneErrorNamingTheCall() {
-        let failing = ScriptedEnumerator([], failure: SystemCallError(
-            "cannot list block devices", call: "udev_enumerate_scan_devices", errno: 12))
+        let failing = ScriptedEnumerator(
+            [],
+            failure: SystemCallError(
+                "cannot list block devices", call: "udev_enumerate_scan_devices", errno: 12))
         #expect {
             _ = try inventory(FaultyAttributes(TableSysfs(devices: Self.sysfs)), enumerator: failing).collect()
         } throws: { error in
-            (error as? SystemCallError)?.message == "cannot list block devices: out of memory (ENOMEM) (udev_enumerate_scan_devices)"
+            (error as? SystemCallError)?.message
+                == "cannot list block devices: out of memory (ENOMEM) (udev_enumerate_scan_devices)"
         }
     }
 

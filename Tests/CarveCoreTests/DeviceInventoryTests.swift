@@ -27,9 +27,12 @@ private final class TableSource: DevicePropertySource, @unchecked Sendable {
 
     let recordsWholeProbes: Bool
 
-    init(_ name: String, fields: Set<DeviceField> = Set(DeviceField.allCases), _ table: [String: DeviceProperties] = [:],
-         failing failure: (any Error)? = nil, wholeProbes: Bool = false) {
-        self.name = name; self.fields = fields; self.table = table; self.failure = failure; recordsWholeProbes = wholeProbes
+    init(
+        _ name: String, fields: Set<DeviceField> = Set(DeviceField.allCases), _ table: [String: DeviceProperties] = [:],
+        failing failure: (any Error)? = nil, wholeProbes: Bool = false
+    ) {
+        self.name = name; self.fields = fields; self.table = table; self.failure = failure;
+        recordsWholeProbes = wholeProbes
     }
 
     func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties? {
@@ -51,34 +54,46 @@ private final class ParentSpy: DevicePropertySource, @unchecked Sendable {
     }
 }
 
-private func sysfs(_ major: UInt32, _ minor: UInt32, size: UInt64 = 1 << 30, parent: String? = nil, start: UInt64? = nil,
-                   holders: [String] = [], slaves: [String] = [], backed: Bool = false) -> SysfsDevice {
-    SysfsDevice(number: DeviceNumber(major: major, minor: minor), size: size, parent: parent, start: start,
-                holders: holders, slaves: slaves, hasBackingFile: backed)
+private func sysfs(
+    _ major: UInt32, _ minor: UInt32, size: UInt64 = 1 << 30, parent: String? = nil, start: UInt64? = nil,
+    holders: [String] = [], slaves: [String] = [], backed: Bool = false
+) -> SysfsDevice {
+    SysfsDevice(
+        number: DeviceNumber(major: major, minor: minor), size: size, parent: parent, start: start,
+        holders: holders, slaves: slaves, hasBackingFile: backed)
 }
 
 private func mount(_ number: DeviceNumber, at mountpoint: String, source: String, fsType: String) -> MountEntry {
-    MountEntry(mountID: 1, parentID: 0, number: number, root: "/", mountpoint: mountpoint, options: ["rw"],
-               fsType: fsType, source: source, superOptions: ["rw"])
+    MountEntry(
+        mountID: 1, parentID: 0, number: number, root: "/", mountpoint: mountpoint, options: ["rw"],
+        fsType: fsType, source: source, superOptions: ["rw"])
 }
 
 @Suite struct DeviceInventoryTests {
-    let disk = ["sda": sysfs(8, 0), "sda1": sysfs(8, 1, parent: "sda", start: 2048), "sda2": sysfs(8, 2, parent: "sda", start: 4096)]
+    let disk = [
+        "sda": sysfs(8, 0), "sda1": sysfs(8, 1, parent: "sda", start: 2048),
+        "sda2": sysfs(8, 2, parent: "sda", start: 4096),
+    ]
 
-    func inventory(_ names: [String], _ attributes: [String: SysfsDevice], _ sources: [any DevicePropertySource],
-                   mounts: [MountEntry] = []) -> DeviceInventory {
-        DeviceInventory(enumerator: ListedNames(names: names), attributes: FixedSysfs(devices: attributes),
-                        propertySources: sources, mounts: FixedMounts(entries: mounts))
+    func inventory(
+        _ names: [String], _ attributes: [String: SysfsDevice], _ sources: [any DevicePropertySource],
+        mounts: [MountEntry] = []
+    ) -> DeviceInventory {
+        DeviceInventory(
+            enumerator: ListedNames(names: names), attributes: FixedSysfs(devices: attributes),
+            propertySources: sources, mounts: FixedMounts(entries: mounts))
     }
 
     /// As lsblk: a udev record that holds a probe result is the whole truth about the
     /// device's content, so a filesystem without a label is not probed for one.
     @Test func aRecordWithAProbeResultIsNotProbedAgain() throws {
-        let udev = TableSource("udev", [
-            "sda": DeviceProperties(ptType: "gpt", model: "DISK"),
-            "sda1": DeviceProperties(fsType: "ext4", partUUID: "p1", partNumber: 1),
-            "sda2": DeviceProperties(model: "DISK"),
-        ], wholeProbes: true)
+        let udev = TableSource(
+            "udev",
+            [
+                "sda": DeviceProperties(ptType: "gpt", model: "DISK"),
+                "sda1": DeviceProperties(fsType: "ext4", partUUID: "p1", partNumber: 1),
+                "sda2": DeviceProperties(model: "DISK"),
+            ], wholeProbes: true)
         let blkid = TableSource("blkid", fields: DeviceField.probed, ["sda2": DeviceProperties(fsType: "vfat")])
         let result = try inventory(["sda", "sda1", "sda2"], disk, [udev, blkid]).collect()
         #expect(blkid.asked == ["sda2"], "only the device whose record holds no probe result is probed")
@@ -98,7 +113,8 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
     @Test func blkidFillsWhatUdevLacks() throws {
         let udev = TableSource("udev", ["sda1": DeviceProperties(fsType: "ext4")])
         let blkid = TableSource("blkid", ["sda1": DeviceProperties(fsType: "ext2", uuid: "u-1", label: "data")])
-        let part = try #require(try inventory(["sda", "sda1"], disk, [udev, blkid]).collect().devices.first { $0.name == "sda1" })
+        let part = try #require(
+            try inventory(["sda", "sda1"], disk, [udev, blkid]).collect().devices.first { $0.name == "sda1" })
         #expect(part.properties == DeviceProperties(fsType: "ext4", uuid: "u-1", label: "data"))
     }
 
@@ -119,7 +135,8 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         var attributes = disk
         attributes["loop0"] = sysfs(7, 0)
         let blkid = TableSource("blkid", ["sda": DeviceProperties(ptType: "gpt")])
-        let result = try inventory(["sda", "sda1", "sda2", "loop0"], attributes, [blkid]).collect(restrictedTo: ["sda2"])
+        let result = try inventory(["sda", "sda1", "sda2", "loop0"], attributes, [blkid]).collect(restrictedTo: ["sda2"]
+        )
         #expect(result.devices.map(\.name) == ["sda", "sda2"])
         #expect(blkid.asked == ["sda", "sda2"])
     }
@@ -147,7 +164,8 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
     }
 
     @Test func aPermissionSystemCallErrorCountsAsNeedingRoot() throws {
-        let blkid = TableSource("blkid", fields: [.fsType], failing: SystemCallError("cannot probe", call: "open", errno: 13))
+        let blkid = TableSource(
+            "blkid", fields: [.fsType], failing: SystemCallError("cannot probe", call: "open", errno: 13))
         #expect(try inventory(["sda"], disk, [blkid]).collect().fieldsNeedingRoot() == ["FSTYPE"])
     }
 
@@ -163,7 +181,8 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
             "ram0": sysfs(1, 0), "loop0": sysfs(7, 0, size: 0), "loop1": sysfs(7, 1, size: 0, backed: true),
             "loop2": sysfs(7, 2), "zram0": sysfs(253, 0, size: 0),
         ]
-        let names = try inventory(["ram0", "loop0", "loop1", "loop2", "zram0"], attributes, []).collect().devices.map(\.name)
+        let names = try inventory(["ram0", "loop0", "loop1", "loop2", "zram0"], attributes, []).collect().devices.map(
+            \.name)
         #expect(names == ["loop1", "loop2", "zram0"])
     }
 
@@ -171,7 +190,8 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         let attributes = ["ram0": sysfs(1, 0), "loop0": sysfs(7, 0, size: 0), "loop2": sysfs(7, 2)]
         let all = try inventory(["ram0", "loop0", "loop2"], attributes, []).listedDevices(includingHidden: true)
         #expect(all.map(\.name) == ["ram0", "loop0", "loop2"])
-        let result = try inventory(["ram0", "loop0", "loop2"], attributes, []).collect(restrictedTo: ["loop0"], listed: all)
+        let result = try inventory(["ram0", "loop0", "loop2"], attributes, []).collect(
+            restrictedTo: ["loop0"], listed: all)
         #expect(result.devices.map(\.name) == ["loop0"])
     }
 
@@ -209,9 +229,11 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
 
     @Test func deviceMapperDevicesAreNamedAndPathedByTheirMapperName() throws {
         var attributes = disk
-        attributes["dm-0"] = SysfsDevice(number: DeviceNumber(major: 254, minor: 0), size: 1 << 20, slaves: ["sda2"],
-                                         dmUUID: "CRYPT-LUKS2-x", dmName: "cryptroot")
-        let dm = try #require(try inventory(["sda", "sda2", "dm-0"], attributes, []).collect().devices.first { $0.name == "dm-0" })
+        attributes["dm-0"] = SysfsDevice(
+            number: DeviceNumber(major: 254, minor: 0), size: 1 << 20, slaves: ["sda2"],
+            dmUUID: "CRYPT-LUKS2-x", dmName: "cryptroot")
+        let dm = try #require(
+            try inventory(["sda", "sda2", "dm-0"], attributes, []).collect().devices.first { $0.name == "dm-0" })
         #expect(dm.displayName == "cryptroot" && dm.path == "/dev/mapper/cryptroot" && dm.kind == .crypt)
     }
 
@@ -225,22 +247,26 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(device.properties.serial == "sysfs-serial")
     }
 
-    @Test(arguments: [
-        ("sda", false, nil, DeviceKind.disk), ("sda1", true, nil, .part), ("loop3", false, nil, .loop),
-        ("dm-0", false, "CRYPT-LUKS2-abc", .crypt), ("dm-1", false, "LVM-xyz", .lvm), ("dm-2", false, nil, .dm),
-        ("sr0", false, nil, .rom), ("md0", false, nil, .raid), ("loop3p1", true, nil, .part),
-    ] as [(String, Bool, String?, DeviceKind)])
+    @Test(
+        arguments: [
+            ("sda", false, nil, DeviceKind.disk), ("sda1", true, nil, .part), ("loop3", false, nil, .loop),
+            ("dm-0", false, "CRYPT-LUKS2-abc", .crypt), ("dm-1", false, "LVM-xyz", .lvm), ("dm-2", false, nil, .dm),
+            ("sr0", false, nil, .rom), ("md0", false, nil, .raid), ("loop3p1", true, nil, .part),
+        ] as [(String, Bool, String?, DeviceKind)])
     func classifiesKinds(name: String, isPartition: Bool, dmUUID: String?, kind: DeviceKind) {
         #expect(DeviceKind.classify(name: name, isPartition: isPartition, dmUUID: dmUUID) == kind)
     }
 
     /// TYPE as lsblk words it: the md level, the DM UUID's owner (kpartx's partN- as part).
-    @Test(arguments: [
-        (DeviceKind.raid, nil, "raid1", "raid1"), (.raid, nil, "RAID10", "raid10"), (.raid, nil, "linear", "linear"),
-        (.raid, nil, nil, "md"), (.raid, nil, "", "md"), (.crypt, "CRYPT-LUKS2-abc", nil, "crypt"), (.lvm, "LVM-xyz", nil, "lvm"),
-        (.dm, "mpath-3600", nil, "mpath"), (.dm, "part1-mpath-3600", nil, "part"), (.dm, "DMRAID-x", nil, "dmraid"),
-        (.dm, nil, nil, "dm"), (.dm, "", nil, "dm"), (.disk, nil, "raid1", "disk"), (.loop, nil, nil, "loop"),
-    ] as [(DeviceKind, String?, String?, String)])
+    @Test(
+        arguments: [
+            (DeviceKind.raid, nil, "raid1", "raid1"), (.raid, nil, "RAID10", "raid10"),
+            (.raid, nil, "linear", "linear"),
+            (.raid, nil, nil, "md"), (.raid, nil, "", "md"), (.crypt, "CRYPT-LUKS2-abc", nil, "crypt"),
+            (.lvm, "LVM-xyz", nil, "lvm"),
+            (.dm, "mpath-3600", nil, "mpath"), (.dm, "part1-mpath-3600", nil, "part"), (.dm, "DMRAID-x", nil, "dmraid"),
+            (.dm, nil, nil, "dm"), (.dm, "", nil, "dm"), (.disk, nil, "raid1", "disk"), (.loop, nil, nil, "loop"),
+        ] as [(DeviceKind, String?, String?, String)])
     func typeIsWhatLsblkShows(kind: DeviceKind, dmUUID: String?, mdLevel: String?, type: String) {
         #expect(kind.typeName(dmUUID: dmUUID, mdLevel: mdLevel) == type)
     }

@@ -4,10 +4,13 @@ import Testing
 
 @Suite struct DeviceTreeTests {
     let source = FakeDeviceSource()
-        .disk("sda", size: 100 * .gib, partitions: [
-            FakePartition(size: 512 * .mib, .vfat(label: "EFI")),
-            FakePartition(size: 90 * .gib, .crypto()),
-        ])
+        .disk(
+            "sda", size: 100 * .gib,
+            partitions: [
+                FakePartition(size: 512 * .mib, .vfat(label: "EFI")),
+                FakePartition(size: 90 * .gib, .crypto()),
+            ]
+        )
         .disk("sdb", size: 10 * .gib, table: nil)
         .disk("sdc", size: 10 * .gib, table: nil)
         .stacked("dm-0", kind: .crypt, on: ["sda2"], size: 90 * .gib, .ext4(label: "root"))
@@ -17,9 +20,10 @@ import Testing
     /// Roots and children in lsblk's order, by MAJ:MIN: loop0 (7:0) before sda (8:0).
     @Test func disksCarryPartitionsAndHoldersSitUnderWhatTheySitOn() throws {
         let lines = DeviceTree.lines(DeviceTree.build(try source.devices()))
-        #expect(lines.map { $0.prefix + $0.device.name } == [
-            "loop0", "sda", "├─sda1", "└─sda2", "  └─dm-0", "sdb", "└─md0", "sdc", "└─md0",
-        ])
+        #expect(
+            lines.map { $0.prefix + $0.device.name } == [
+                "loop0", "sda", "├─sda1", "└─sda2", "  └─dm-0", "sdb", "└─md0", "sdc", "└─md0",
+            ])
     }
 
     @Test func drawsAVerticalBarUnderANonLastChild() throws {
@@ -38,16 +42,20 @@ import Testing
     /// As lsblk: a named partition is a root of its own, also when its disk is named.
     @Test func aNamedPartitionOfANamedDiskIsShownTwice() throws {
         let forest = DeviceTree.build(try source.devices(), roots: ["sda2", "sda", "sda2"])
-        #expect(DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == [
-            "sda", "├─sda1", "└─sda2", "  └─dm-0", "sda2", "└─dm-0",
-        ])
+        #expect(
+            DeviceTree.lines(forest).map { $0.prefix + $0.device.name } == [
+                "sda", "├─sda1", "└─sda2", "  └─dm-0", "sda2", "└─dm-0",
+            ])
     }
 
     @Test func packedNumbersSortAsMakedevDoes() {
         let high = DeviceNumber(major: 7, minor: 300), next = DeviceNumber(major: 8, minor: 0)
         #expect(high.packed > next.packed, "a minor of 256 or more sorts after a higher major, as in lsblk")
         #expect(DeviceNumber(major: 7, minor: 1).packed < DeviceNumber(major: 7, minor: 2).packed)
-        for number in [high, next, DeviceNumber(major: 259, minor: 70_000), DeviceNumber(major: 4095, minor: 255), DeviceNumber(major: 5000, minor: 1)] {
+        for number in [
+            high, next, DeviceNumber(major: 259, minor: 70_000), DeviceNumber(major: 4095, minor: 255),
+            DeviceNumber(major: 5000, minor: 1),
+        ] {
             #expect(DeviceNumber(packed: number.packed) == number, "\(number) round-trips through dev_t")
         }
         #expect(DeviceNumber(major: 8, minor: 1).packed == 0x801, "glibc's makedev(8, 1)")
@@ -63,8 +71,10 @@ import Testing
     }
 
     @Test func aHolderCycleDoesNotRecurseForever() {
-        let a = BlockDevice(name: "dm-0", kind: .dm, number: DeviceNumber(major: 254, minor: 0), size: 1, holders: ["dm-1"])
-        let b = BlockDevice(name: "dm-1", kind: .dm, number: DeviceNumber(major: 254, minor: 1), size: 1, holders: ["dm-0"])
+        let a = BlockDevice(
+            name: "dm-0", kind: .dm, number: DeviceNumber(major: 254, minor: 0), size: 1, holders: ["dm-1"])
+        let b = BlockDevice(
+            name: "dm-1", kind: .dm, number: DeviceNumber(major: 254, minor: 1), size: 1, holders: ["dm-0"])
         let lines = DeviceTree.lines(DeviceTree.build([a, b], roots: ["dm-0"]))
         #expect(lines.map(\.device.name) == ["dm-0", "dm-1"])
     }

@@ -10,11 +10,12 @@ import Testing
         fixture.mount("sda1", at: "/mnt")
         fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 400 * .mib]))
         let source = SnapshotFixtures.subvolume(256, path: "home")
-        fixture.snapshots([
-            SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30),
-            SnapshotFixtures.snapshot(262, path: "snaps/c", of: source, daysAgo: 10),
-            SnapshotFixtures.snapshot(263, path: "snaps/d", of: source, daysAgo: 1),
-        ], quotaProblem: "quotas are off on /mnt")
+        fixture.snapshots(
+            [
+                SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30),
+                SnapshotFixtures.snapshot(262, path: "snaps/c", of: source, daysAgo: 10),
+                SnapshotFixtures.snapshot(263, path: "snaps/d", of: source, daysAgo: 1),
+            ], quotaProblem: "quotas are off on /mnt")
         // b and c share 300M nobody else has: neither frees anything alone.
         var map = ExtentMap(subvolumes: [256, 261, 262, 263])
         for id: UInt64 in [261, 262] { map.addReference(subvolume: id, diskBytenr: 1 << 30, diskBytes: 300 * .mib) }
@@ -25,9 +26,12 @@ import Testing
         #expect(report.verdict == .doesNotFit)
         #expect(report.blockers.map(\.kind) == [.belowMinimum, .snapshots])
         #expect(report.blockers[1].bytes == 300 * .mib)
-        #expect(report.blockers[1].detail.contains("/mnt/snaps/b") && report.blockers[1].detail.contains("/mnt/snaps/c"))
+        #expect(
+            report.blockers[1].detail.contains("/mnt/snaps/b") && report.blockers[1].detail.contains("/mnt/snaps/c"))
         #expect(!report.blockers[1].detail.contains("snaps/d"))
-        #expect(report.remedies.first?.command == "carve snapshots thin /mnt --free \(300 * UInt64.mib) --sizes exact --wait")
+        #expect(
+            report.remedies.first?.command
+                == "carve snapshots thin /mnt --free \(300 * UInt64.mib) --sizes exact --wait")
         #expect(report.minimumSizeWithoutSnapshots != nil)
     }
 }

@@ -80,14 +80,15 @@ import Testing
         let some = map([(257, 1_000, 64), (258, 2_000, 64)])
         #expect(some.reclaim(deleting: []) == 0)
         #expect(some.reclaimCurve(deleting: []) == [])
-        #expect(ExactSizes(map: some, scan: ExtentScanReport(), nodeSize: 16 * kib).reclaim(deleting: [])
-            == SetReclaim(data: 0, metadataAtLeast: 0, metadataAtMost: 0, inline: 0))
+        #expect(
+            ExactSizes(map: some, scan: ExtentScanReport(), nodeSize: 16 * kib).reclaim(deleting: [])
+                == SetReclaim(data: 0, metadataAtLeast: 0, metadataAtMost: 0, inline: 0))
     }
 
     @Test func allSnapshotsFreeNothingTheLiveSubvolumeStillReferences() {
         let live = map([
             (256, 1_000, 100), (257, 1_000, 100), (258, 1_000, 100), (259, 1_000, 100),
-            (257, 2_000, 30), (258, 2_000, 30),  // overwritten in 256 after 258 was taken
+            (257, 2_000, 30), (258, 2_000, 30), // overwritten in 256 after 258 was taken
             (259, 3_000, 5),
         ])
         #expect(live.reclaim(deleting: [257, 258, 259]) == 35 * kib)
@@ -96,10 +97,10 @@ import Testing
 
     @Test func theCurveIsTheReclaimOfEachPrefixTogether() {
         let churn = map([
-            (257, 1_000, 10), (258, 1_000, 10),        // freed once 257 and 258 are gone
+            (257, 1_000, 10), (258, 1_000, 10), // freed once 257 and 258 are gone
             (257, 2_000, 1), (258, 3_000, 2), (259, 4_000, 4),
-            (257, 5_000, 50), (259, 5_000, 50),        // freed with 257 and 259
-            (256, 6_000, 7), (259, 6_000, 7),          // never: the live one keeps it
+            (257, 5_000, 50), (259, 5_000, 50), // freed with 257 and 259
+            (256, 6_000, 7), (259, 6_000, 7), // never: the live one keeps it
         ])
         let order: [UInt64] = [257, 258, 259]
         let curve = churn.reclaimCurve(deleting: order)
@@ -110,8 +111,11 @@ import Testing
     @Test func subvolumesMayArriveInAnyOrder() {
         // Out-of-order inserts split and merge runs; the answers do not change.
         var shuffled = ExtentMap()
-        for id: UInt64 in [300, 256, 280, 257, 299, 258] { shuffled.addReference(subvolume: id, diskBytenr: 42, diskBytes: kib) }
-        #expect(Set(shuffled.referencers(of: ExtentKey(diskBytenr: 42, diskBytes: kib))) == [256, 257, 258, 280, 299, 300])
+        for id: UInt64 in [300, 256, 280, 257, 299, 258] {
+            shuffled.addReference(subvolume: id, diskBytenr: 42, diskBytes: kib)
+        }
+        #expect(
+            Set(shuffled.referencers(of: ExtentKey(diskBytenr: 42, diskBytes: kib))) == [256, 257, 258, 280, 299, 300])
         #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299]) == 0)
         #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299, 300]) == kib)
     }
@@ -129,7 +133,8 @@ import Testing
             let first = UInt64(256 + Int(generator.next() % 45))
             let span = generator.next() % 6
             for id in first...min(300, first + span) where generator.next() % 5 != 0 {
-                random.addReference(subvolume: id, diskBytenr: UInt64(extent) * 4096, diskBytes: 4096 * (1 + generator.next() % 8))
+                random.addReference(
+                    subvolume: id, diskBytenr: UInt64(extent) * 4096, diskBytes: 4096 * (1 + generator.next() % 8))
             }
         }
         let order = Array((256...300).map { UInt64($0) }.reversed())
@@ -148,7 +153,8 @@ import Testing
             var references: [ExtentKey] = []
             for _ in 0..<20_000 {
                 let bytenr = (generator.next() % 30_000) * 1 << 20
-                let key = ExtentKey(diskBytenr: bytenr, diskBytes: 4096 * (1 + bytenr % 3) + (generator.next() % 50 == 0 ? 1 : 0))
+                let key = ExtentKey(
+                    diskBytenr: bytenr, diskBytes: 4096 * (1 + bytenr % 3) + (generator.next() % 50 == 0 ? 1 : 0))
                 references.append(key)
                 if bytenr != 0 { model[key, default: []].insert(id) }
             }
@@ -161,7 +167,9 @@ import Testing
         for (key, ids) in model where ids.count == 1 { exclusive[ids.first!]! += key.diskBytes }
         #expect(bulk.exclusiveBytes() == exclusive)
         let set: Set<UInt64> = [257, 258, 260]
-        #expect(bulk.reclaim(deleting: set) == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes })
+        #expect(
+            bulk.reclaim(deleting: set)
+                == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes })
     }
 
     @Test func sizesAlikeInTheirLowHalfStayApart() {
@@ -178,12 +186,14 @@ import Testing
         var backward = ExtentMap(subvolumes: [256, 257])
         let references: [(UInt64, UInt64)] = [(256, 4096), (257, 8192), (256, 12_288), (257, 4096)]
         for (id, bytenr) in references { forward.addReference(subvolume: id, diskBytenr: bytenr, diskBytes: 4096) }
-        for (id, bytenr) in references.reversed() { backward.addReference(subvolume: id, diskBytenr: bytenr, diskBytes: 4096) }
+        for (id, bytenr) in references.reversed() {
+            backward.addReference(subvolume: id, diskBytenr: bytenr, diskBytes: 4096)
+        }
         #expect(forward == backward)
         #expect(forward.hashValue == backward.hashValue)
         let decoded = try JSONDecoder().decode(ExtentMap.self, from: try JSONEncoder().encode(backward))
         #expect(decoded == forward)
-        #expect(decoded.reclaim(deleting: [257]) == 4096)  // the extent at 8192 only
+        #expect(decoded.reclaim(deleting: [257]) == 4096) // the extent at 8192 only
         backward.addReference(subvolume: 257, diskBytenr: 12_288, diskBytes: 4096)
         #expect(forward != backward)
     }

@@ -59,7 +59,9 @@ import Testing
 
     @Test func aMarkerThatCannotBeWrittenDoesNotStopTheDeletion() {
         let fixture = fixture()
-        fixture.backend.fail(.markDeletion(400), with: SystemCallError("cannot write /mnt/.snapshots/7/.carve-deleting", call: "openat", errno: 28))
+        fixture.backend.fail(
+            .markDeletion(400),
+            with: SystemCallError("cannot write /mnt/.snapshots/7/.carve-deleting", call: "openat", errno: 28))
         let report = fixture.run([400])
         #expect(report.done.map(\.snapshot.subvolume.id) == [400])
         #expect(report.exitStatus() == .success)
@@ -84,10 +86,11 @@ import Testing
         #expect(report.finished.map(\.number) == [7])
         #expect(report.markersDropped.map(\.number) == [8])
         #expect(report.warnings.isEmpty)
-        #expect(report.lines == [
-            "finished removing the metadata of snapper snapshot root:7 (/mnt/.snapshots/7) left by an interrupted run",
-            "removed the deletion marker of snapper snapshot root:8 (/mnt/.snapshots/8): an interrupted run had not deleted it",
-        ])
+        #expect(
+            report.lines == [
+                "finished removing the metadata of snapper snapshot root:7 (/mnt/.snapshots/7) left by an interrupted run",
+                "removed the deletion marker of snapper snapshot root:8 (/mnt/.snapshots/8): an interrupted run had not deleted it",
+            ])
         #expect(fixture.backend.snapperDirectories.marked.isEmpty)
         #expect(fixture.backend.snapperDirectories.orphans == ["/mnt/.snapshots/3"])
         #expect(fixture.remainingIDs.contains(401), "the snapshot whose marker was dropped is still there")
@@ -101,28 +104,36 @@ import Testing
         fixture.backend.snapperDirectories.marked.insert("/mnt/.snapshots/8")
         let before = fixture.backend.snapperDirectories
         let report = sweep(fixture, dryRun: true)
-        #expect(report.lines == [
-            "would finish removing the metadata of snapper snapshot root:7 (/mnt/.snapshots/7) left by an interrupted run",
-            "would remove the deletion marker of snapper snapshot root:8 (/mnt/.snapshots/8): an interrupted run had not deleted it",
-        ])
+        #expect(
+            report.lines == [
+                "would finish removing the metadata of snapper snapshot root:7 (/mnt/.snapshots/7) left by an interrupted run",
+                "would remove the deletion marker of snapper snapshot root:8 (/mnt/.snapshots/8): an interrupted run had not deleted it",
+            ])
         #expect(fixture.backend.snapperDirectories.marked == before.marked)
         #expect(fixture.backend.snapperDirectories.orphans == before.orphans)
-        #expect(!fixture.backend.calls.contains { if case .finishInterrupted = $0 { true } else if case .dropMarker = $0 { true } else { false } })
+        #expect(
+            !fixture.backend.calls.contains {
+                if case .finishInterrupted = $0 { true } else if case .dropMarker = $0 { true } else { false }
+            })
     }
 
     @Test func failuresAreWarningsAndTheOtherDirectoriesAreStillFinished() {
         let fixture = fixture()
         killedAfterDeleting(fixture, 400)
         killedAfterDeleting(fixture, 401)
-        fixture.backend.fail(.finishInterrupted("/mnt/.snapshots/7"), with: SystemCallError("cannot remove snapshot metadata /mnt/.snapshots/7", call: "unlinkat", errno: 30))
+        fixture.backend.fail(
+            .finishInterrupted("/mnt/.snapshots/7"),
+            with: SystemCallError("cannot remove snapshot metadata /mnt/.snapshots/7", call: "unlinkat", errno: 30))
         let report = sweep(fixture)
         #expect(report.finished.map(\.number) == [8])
-        #expect(report.warnings == [
-            "cannot finish the interrupted deletion of snapper snapshot root:7 (/mnt/.snapshots/7): cannot remove snapshot metadata /mnt/.snapshots/7: read-only filesystem (EROFS) (unlinkat)",
-        ])
+        #expect(
+            report.warnings == [
+                "cannot finish the interrupted deletion of snapper snapshot root:7 (/mnt/.snapshots/7): cannot remove snapshot metadata /mnt/.snapshots/7: read-only filesystem (EROFS) (unlinkat)"
+            ])
         #expect(fixture.backend.snapperDirectories.marked == ["/mnt/.snapshots/7"], "left for the next run")
 
-        fixture.backend.fail(.markedDirectories(fixture.filesystem.uuid), with: RuntimeError("cannot open /mnt/.snapshots"))
+        fixture.backend.fail(
+            .markedDirectories(fixture.filesystem.uuid), with: RuntimeError("cannot open /mnt/.snapshots"))
         let failed = sweep(fixture)
         #expect(failed.finished.isEmpty)
         #expect(failed.warnings == ["cannot look for deletions left unfinished on /mnt: cannot open /mnt/.snapshots"])
@@ -138,9 +149,10 @@ import Testing
         let scopes = InterruptedDeletionScope.from([listing])
         #expect(scopes.map(\.snapperDirectories) == [["/mnt/.snapshots"]])
         let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run(scopes)
-        #expect(report.lines == [
-            "finished removing the metadata of snapper snapshot /mnt/.snapshots/9 left by an interrupted run",
-        ])
+        #expect(
+            report.lines == [
+                "finished removing the metadata of snapper snapshot /mnt/.snapshots/9 left by an interrupted run"
+            ])
         #expect(fixture.backend.snapperDirectories.marked == ["/mnt/data/.snapshots/4"])
     }
 }

@@ -15,7 +15,8 @@ import Testing
         case .string(let text): text as NSString
         case .array(let items): items.map(foundationValue) as NSArray
         case .object(let members):
-            Dictionary(members.map { ($0.0, foundationValue($0.1)) }, uniquingKeysWith: { _, last in last }) as NSDictionary
+            Dictionary(members.map { ($0.0, foundationValue($0.1)) }, uniquingKeysWith: { _, last in last })
+                as NSDictionary
         }
     }
 
@@ -47,10 +48,13 @@ import Testing
     @Test(arguments: [
         ("", "unexpected end"), ("{", "expected a member name"), (#"{"a"}"#, "expected ':'"),
         (#"{"a":1,}"#, "trailing comma"), ("[1,]", "trailing comma"), ("[1 2]", "expected ',' or ']'"),
-        ("01", "text after the JSON value"), ("1.", "invalid number"), ("-", "invalid number"), ("1e", "invalid number"),
-        (".5", "unexpected character"), ("+1", "unexpected character"), ("tru", "invalid literal"), ("nul", "invalid literal"),
+        ("01", "text after the JSON value"), ("1.", "invalid number"), ("-", "invalid number"),
+        ("1e", "invalid number"),
+        (".5", "unexpected character"), ("+1", "unexpected character"), ("tru", "invalid literal"),
+        ("nul", "invalid literal"),
         (#""abc"#, "unterminated string"), (#""\x""#, "invalid escape"), (#""\u12""#, "invalid \\u escape"),
-        (#""\u+123""#, "invalid \\u escape"), (#""\ud800""#, "unpaired surrogate"), (#""\udc00""#, "unpaired surrogate"),
+        (#""\u+123""#, "invalid \\u escape"), (#""\ud800""#, "unpaired surrogate"),
+        (#""\udc00""#, "unpaired surrogate"),
         ("\"a\tb\"", "control character in a string"), ("{} {}", "text after the JSON value"),
         ("[" + String(repeating: "[", count: 70), "nested deeper than 64"), ("{'a':1}", "expected a member name"),
         ("NaN", "unexpected character"), ("Infinity", "unexpected character"),

@@ -52,8 +52,14 @@ import Testing
         ("<!DOCTYPE x [<!ENTITY a \"b\">]><snapshot/>", "not well-formed"),
         ("<snapshot><type>single&bogus;</type></snapshot>", "not well-formed"),
         ("<snapshot></snapshot><snapshot></snapshot>", "not well-formed"),
-        ("<snapshot><type>pre</type><num>1</num><date>2026-11-01 12:00:00</date><pre_num>-1</pre_num></snapshot>", "pre_num"),
-        ("<snapshot><type>pre</type><num>1</num><date>2026-11-01 12:00:00</date><userdata><value>v</value></userdata></snapshot>", "userdata"),
+        (
+            "<snapshot><type>pre</type><num>1</num><date>2026-11-01 12:00:00</date><pre_num>-1</pre_num></snapshot>",
+            "pre_num"
+        ),
+        (
+            "<snapshot><type>pre</type><num>1</num><date>2026-11-01 12:00:00</date><userdata><value>v</value></userdata></snapshot>",
+            "userdata"
+        ),
     ])
     func rejectsMalformedFilesWithAReason(xml: String, reason: String) {
         #expect {
@@ -70,7 +76,9 @@ import Testing
         #expect(throws: SnapperInfo.Failure(reason: "larger than 65536 bytes")) { try SnapperInfo.parse(huge) }
         let many = "<snapshot>" + String(repeating: "<x/>", count: 11_000) + "</snapshot>"
         #expect(throws: SnapperInfo.Failure.self) { try SnapperInfo.parse(Array(many.utf8)) }
-        #expect(throws: SnapperInfo.Failure(reason: "not UTF-8")) { try SnapperInfo.parse([UInt8]([0xff, 0xfe, 0x3c])) }
+        #expect(throws: SnapperInfo.Failure(reason: "not UTF-8")) {
+            try SnapperInfo.parse([UInt8]([0xff, 0xfe, 0x3c]))
+        }
     }
 }
 
@@ -93,15 +101,20 @@ import Testing
 
     /// Only "yes" turns UNIQUE_NUMBERS on, as snapper reads booleans; a config without
     /// the key comes from a snapper before 0.13.1, which reuses numbers.
-    @Test(arguments: [("UNIQUE_NUMBERS=\"yes\"", true), ("UNIQUE_NUMBERS=yes", true), ("UNIQUE_NUMBERS=\"no\"", false),
-                      ("UNIQUE_NUMBERS=\"YES\"", false), ("UNIQUE_NUMBERS=\"\"", false), ("", false)])
+    @Test(arguments: [
+        ("UNIQUE_NUMBERS=\"yes\"", true), ("UNIQUE_NUMBERS=yes", true), ("UNIQUE_NUMBERS=\"no\"", false),
+        ("UNIQUE_NUMBERS=\"YES\"", false), ("UNIQUE_NUMBERS=\"\"", false), ("", false),
+    ])
     func uniqueNumbersIsYesOnly(line: String, unique: Bool) throws {
         let config = try SnapperConfig.parse(name: "root", text: "SUBVOLUME=\"/\"\n\(line)\n")
         #expect(config.uniqueNumbers == unique)
     }
 
     @Test func readsConfigNamesFromSysconfig() throws {
-        #expect(try SnapperConfig.configNames(fromSysconfig: "## Path: System\nSNAPPER_CONFIGS=\"root home\"\n") == ["root", "home"])
+        #expect(
+            try SnapperConfig.configNames(fromSysconfig: "## Path: System\nSNAPPER_CONFIGS=\"root home\"\n") == [
+                "root", "home",
+            ])
         #expect(try SnapperConfig.configNames(fromSysconfig: "SNAPPER_CONFIGS=\"\"\n") == [])
         #expect(try SnapperConfig.configNames(fromSysconfig: "# nothing\n") == [])
     }
@@ -123,7 +136,8 @@ import Testing
 
 @Suite struct TimeshiftInfoTests {
     @Test func readsCreatedTagsAndComments() throws {
-        let json = #"{"name":"2026-11-01_12-00-01","created":"1793534401","sys-uuid":"x","tags":"O D","comments":"before upgrade"}"#
+        let json =
+            #"{"name":"2026-11-01_12-00-01","created":"1793534401","sys-uuid":"x","tags":"O D","comments":"before upgrade"}"#
         let metadata = try TimeshiftInfo.parse(Array(json.utf8), name: "2026-11-01_12-00-01")
         #expect(metadata.manager == .timeshift)
         #expect(metadata.name == "2026-11-01_12-00-01")
@@ -134,8 +148,10 @@ import Testing
         #expect(numeric.description == nil && numeric.tags.isEmpty)
     }
 
-    @Test(arguments: [("", "not valid JSON"), ("{\"created\":", "not valid JSON"), ("[1]", "not a JSON object"),
-                      ("{}", "no \"created\""), ("{\"created\":\"yesterday\"}", "not Unix seconds")])
+    @Test(arguments: [
+        ("", "not valid JSON"), ("{\"created\":", "not valid JSON"), ("[1]", "not a JSON object"),
+        ("{}", "no \"created\""), ("{\"created\":\"yesterday\"}", "not Unix seconds"),
+    ])
     func rejectsMalformedFiles(json: String, reason: String) {
         #expect {
             try TimeshiftInfo.parse(Array(json.utf8), name: "n")
@@ -146,7 +162,9 @@ import Testing
 
     @Test func datesFromDirectoryNames() {
         let utc = TimeZone(identifier: "UTC")!
-        #expect(TimeshiftInfo.date(fromName: "2026-11-01_12-00-01", timeZone: utc) == Date(timeIntervalSince1970: 1_793_534_401))
+        #expect(
+            TimeshiftInfo.date(fromName: "2026-11-01_12-00-01", timeZone: utc)
+                == Date(timeIntervalSince1970: 1_793_534_401))
         #expect(TimeshiftInfo.date(fromName: "2026-11-01_12-00", timeZone: utc) == nil)
         #expect(TimeshiftInfo.date(fromName: "2026-02-30_12-00-00", timeZone: utc) == nil)
     }
@@ -166,8 +184,10 @@ import Testing
         #expect(parsed.created == Date(timeIntervalSince1970: seconds))
     }
 
-    @Test(arguments: ["home", "home.2026110", "home.20261301", "home.20261101T12", "home.20261101_", "home.20261101_x",
-                      ".20261101", "home.20261101T1260", "home.20261101X1200", "home.2026-11-01"])
+    @Test(arguments: [
+        "home", "home.2026110", "home.20261301", "home.20261101T12", "home.20261101_", "home.20261101_x",
+        ".20261101", "home.20261101T1260", "home.20261101X1200", "home.2026-11-01",
+    ])
     func rejectsOtherNames(name: String) {
         #expect(BtrbkName.parse(name, timeZone: utc) == nil)
     }

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct MountInfoTests {
     @Test func parsesABtrfsSubvolumeMountWithOptionalFields() throws {
-        let line = "112 29 0:52 /@home /tmp/carve-test-x/mnt0 rw,relatime shared:60 master:1 - btrfs /dev/loop3p2 rw,space_cache=v2,subvolid=256,subvol=/@home"
+        let line =
+            "112 29 0:52 /@home /tmp/carve-test-x/mnt0 rw,relatime shared:60 master:1 - btrfs /dev/loop3p2 rw,space_cache=v2,subvolid=256,subvol=/@home"
         let entry = try #require(try MountInfo.parse(line).first)
         #expect(entry.mountID == 112 && entry.parentID == 29)
         #expect(entry.number == DeviceNumber(major: 0, minor: 52))

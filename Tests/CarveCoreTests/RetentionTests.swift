@@ -7,7 +7,9 @@ import Testing
     typealias F = SnapshotFixtures
     let utc = TimeZone(identifier: "UTC")!
 
-    func at(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 12) -> Date { CivilTime(year: y, month: m, day: d, hour: h).date(in: utc) }
+    func at(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 12) -> Date {
+        CivilTime(year: y, month: m, day: d, hour: h).date(in: utc)
+    }
 
     func kept(_ dates: [Date], _ policy: RetentionPolicy, now: Date? = nil) -> [String: [String]] {
         let retention = Retention(policy: policy, timeZone: utc, now: now ?? at(2030, 1, 1))
@@ -23,17 +25,23 @@ import Testing
         // Two a day, 2026-11-16 (Monday, ISO week 47) to 2026-11-22 (Sunday).
         let dates = (16...22).flatMap { [at(2026, 11, $0, 6), at(2026, 11, $0, 18)] }
         let result = kept(dates, RetentionPolicy(last: 1, daily: 2, weekly: 1, monthly: 1, yearly: 1))
-        #expect(result == [
-            "2026-11-22T18:00:00Z": ["last 1", "daily 2026-11-22", "weekly 2026-W47", "monthly 2026-11", "yearly 2026"],
-            "2026-11-21T18:00:00Z": ["daily 2026-11-21"],
-        ])
+        #expect(
+            result == [
+                "2026-11-22T18:00:00Z": [
+                    "last 1", "daily 2026-11-22", "weekly 2026-W47", "monthly 2026-11", "yearly 2026",
+                ],
+                "2026-11-21T18:00:00Z": ["daily 2026-11-21"],
+            ])
         #expect(kept(dates, RetentionPolicy(hourly: 1))["2026-11-22T18:00:00Z"] == ["hourly 2026-11-22T18"])
     }
 
     @Test func periodsWithoutSnapshotsAreNotCounted() {
         // Daily 3 over a gap keeps three days that have snapshots, however far apart.
         let dates = [at(2026, 1, 1), at(2026, 3, 1), at(2026, 6, 1), at(2026, 6, 2)]
-        #expect(Set(kept(dates, RetentionPolicy(daily: 3)).keys) == ["2026-06-02T12:00:00Z", "2026-06-01T12:00:00Z", "2026-03-01T12:00:00Z"])
+        #expect(
+            Set(kept(dates, RetentionPolicy(daily: 3)).keys) == [
+                "2026-06-02T12:00:00Z", "2026-06-01T12:00:00Z", "2026-03-01T12:00:00Z",
+            ])
     }
 
     @Test func withinCountsBackFromTheNewestSnapshotNotFromNow() {
@@ -61,8 +69,10 @@ import Testing
     /// series is btrbk's name in its directory, or retention would see one per backup.
     @Test func receivedBackupsCountAsOneSeriesPerSubvolume() {
         func received(_ id: UInt64, _ name: String, previous: UInt64?) -> Volume {
-            var volume = F.snapshot(id, path: "backup/\(name)", of: nil, daysAgo: 0,
-                                    metadata: ManagerMetadata(manager: .btrbk, name: name, created: BtrbkName.parse(name, timeZone: utc)?.created))
+            var volume = F.snapshot(
+                id, path: "backup/\(name)", of: nil, daysAgo: 0,
+                metadata: ManagerMetadata(
+                    manager: .btrbk, name: name, created: BtrbkName.parse(name, timeZone: utc)?.created))
             volume.parentUUID = previous.map(F.uuid)
             volume.receivedUUID = F.uuid(id + 1_000)
             volume.created = volume.metadata.created!
@@ -74,16 +84,25 @@ import Testing
         ]
         let selection = SnapshotSelection(keepLast: 1, timeZone: utc)
         #expect(selection.apply(to: backups, now: F.epoch).map(\.id) == [300, 301])
-        #expect(selection.evaluate(backups, now: F.epoch).keptBy.mapValues { $0.map(\.description) } == [302: ["last 1"], 310: ["last 1"]])
+        #expect(
+            selection.evaluate(backups, now: F.epoch).keptBy.mapValues { $0.map(\.description) } == [
+                302: ["last 1"], 310: ["last 1"],
+            ])
     }
 
     @Test func retentionNarrowedByAgeNeverDeletesWhatARuleKeeps() {
         let home = F.subvolume(256, path: "@home")
-        let snapshots = (0..<10).map { F.snapshot(300 + UInt64($0), path: "s\($0)", of: home, daysAgo: Double($0) * 10) }
-        let selection = SnapshotSelection(olderThan: TimeSpan(days: 25), retention: RetentionPolicy(monthly: 2), timeZone: utc)
+        let snapshots = (0..<10).map {
+            F.snapshot(300 + UInt64($0), path: "s\($0)", of: home, daysAgo: Double($0) * 10)
+        }
+        let selection = SnapshotSelection(
+            olderThan: TimeSpan(days: 25), retention: RetentionPolicy(monthly: 2), timeZone: utc)
         let selected = Set(selection.apply(to: [home] + snapshots, now: F.epoch).map(\.id))
         let keptIDs = Set(selection.evaluate([home] + snapshots, now: F.epoch).keptBy.keys)
         #expect(selected.isDisjoint(with: keptIDs) && keptIDs.count == 2)
-        #expect(selected == Set(snapshots.filter { $0.created < F.epoch.addingTimeInterval(-25 * 86_400) }.map(\.id)).subtracting(keptIDs))
+        #expect(
+            selected
+                == Set(snapshots.filter { $0.created < F.epoch.addingTimeInterval(-25 * 86_400) }.map(\.id))
+                .subtracting(keptIDs))
     }
 }

@@ -7,10 +7,13 @@ import Testing
     typealias F = SnapshotFixtures
     let utc = TimeZone(identifier: "UTC")!
 
-    func raw(_ id: UInt64, _ path: String, parent: UInt64 = 5, parentUUID: String? = nil, readOnly: Bool = true,
-             mounted: Bool = true) -> Volume {
-        Volume(id: id, parentID: parent, path: path, mountedPath: mounted ? "/mnt/" + path : nil, uuid: F.uuid(id),
-                  parentUUID: parentUUID, created: F.epoch, readOnly: readOnly, isSnapshot: false)
+    func raw(
+        _ id: UInt64, _ path: String, parent: UInt64 = 5, parentUUID: String? = nil, readOnly: Bool = true,
+        mounted: Bool = true
+    ) -> Volume {
+        Volume(
+            id: id, parentID: parent, path: path, mountedPath: mounted ? "/mnt/" + path : nil, uuid: F.uuid(id),
+            parentUUID: parentUUID, created: F.epoch, readOnly: readOnly, isSnapshot: false)
     }
 
     let info = """
@@ -45,7 +48,8 @@ import Testing
         #expect(warnings.isEmpty)
         #expect(out.map(\.isSnapshot) == [false, false, true, true, true, true, false])
         #expect(out.map(\.metadata.manager) == [.plain, .plain, .snapper, .timeshift, .btrbk, .plain, .plain])
-        #expect(out[2].metadata.config == "data" && out[2].metadata.number == 1 && out[2].metadata.description == "first")
+        #expect(
+            out[2].metadata.config == "data" && out[2].metadata.number == 1 && out[2].metadata.description == "first")
         #expect(out[2].metadata.metadataPath == "/mnt/data/.snapshots/1")
         #expect(out[2].sourceID == 256 && out[2].sourcePath == "data")
         #expect(out[3].metadata.tags == ["D"] && out[3].metadata.name == "2026-11-01_12-00-01")
@@ -56,10 +60,13 @@ import Testing
     }
 
     @Test func brokenMetadataLeavesThePlainSnapshotListedWithAWarningNamingTheFile() {
-        let classifier = SnapshotClassifier(timeZone: utc, readFile: files([
-            "/mnt/a/.snapshots/1/info.xml": "<snapshot><type>single</type>",
-            "/mnt/timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json": "{\"created\":",
-        ], unreadable: ["/mnt/b/.snapshots/2/info.xml"]))
+        let classifier = SnapshotClassifier(
+            timeZone: utc,
+            readFile: files(
+                [
+                    "/mnt/a/.snapshots/1/info.xml": "<snapshot><type>single</type>",
+                    "/mnt/timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json": "{\"created\":",
+                ], unreadable: ["/mnt/b/.snapshots/2/info.xml"]))
         let (out, warnings) = classifier.classify([
             raw(300, "a/.snapshots/1/snapshot", parentUUID: F.uuid(1)),
             raw(301, "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@home", parentUUID: F.uuid(1)),
@@ -69,14 +76,21 @@ import Testing
         #expect(out.allSatisfy { $0.isSnapshot })
         #expect(warnings.count == 3)
         #expect(warnings[0].hasPrefix("cannot use /mnt/a/.snapshots/1/info.xml: not well-formed XML"))
-        #expect(warnings[1].hasPrefix("cannot use /mnt/timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json: not valid JSON"))
-        #expect(warnings[2] == "cannot use /mnt/b/.snapshots/2/info.xml: permission denied (EACCES); the snapshot is listed as plain")
+        #expect(
+            warnings[1].hasPrefix(
+                "cannot use /mnt/timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json: not valid JSON"))
+        #expect(
+            warnings[2]
+                == "cannot use /mnt/b/.snapshots/2/info.xml: permission denied (EACCES); the snapshot is listed as plain"
+        )
     }
 
     @Test func unreachableSnapshotsKeepTheirLayoutWithoutReadingFiles() {
         let classifier = SnapshotClassifier(
             snapperDirectories: [.init(config: "root", topLevelPath: "@snapshots")], timeZone: utc,
-            readFile: { path, _ in Issue.record("read \(path)"); return nil })
+            readFile: { path, _ in
+                Issue.record("read \(path)"); return nil
+            })
         let (out, warnings) = classifier.classify([
             raw(400, "@snapshots/7/snapshot", parentUUID: F.uuid(1), mounted: false),
             raw(401, "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@", parentUUID: F.uuid(1), mounted: false),
@@ -91,16 +105,21 @@ import Testing
         let classifier = SnapshotClassifier(timeZone: utc, readFile: files(["/mnt/x/.snapshots/2/info.xml": info]))
         let (out, warnings) = classifier.classify([raw(500, "x/.snapshots/2/snapshot", parentUUID: F.uuid(1))])
         #expect(out[0].metadata.manager == .plain)
-        #expect(warnings == ["cannot use /mnt/x/.snapshots/2/info.xml: it says number 1, the directory is 2; the snapshot is listed as plain"])
+        #expect(
+            warnings == [
+                "cannot use /mnt/x/.snapshots/2/info.xml: it says number 1, the directory is 2; the snapshot is listed as plain"
+            ])
     }
 }
 
 @Suite struct MountedPathTests {
-    let fs = Filesystem(uuid: "u", devices: ["/dev/x"], mounts: [
-        FilesystemMount(mountpoint: "/", subvolumePath: "/@", subvolumeID: 256),
-        FilesystemMount(mountpoint: "/home", subvolumePath: "/@home", subvolumeID: 257),
-        FilesystemMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5),
-    ])
+    let fs = Filesystem(
+        uuid: "u", devices: ["/dev/x"],
+        mounts: [
+            FilesystemMount(mountpoint: "/", subvolumePath: "/@", subvolumeID: 256),
+            FilesystemMount(mountpoint: "/home", subvolumePath: "/@home", subvolumeID: 257),
+            FilesystemMount(mountpoint: "/mnt/top", subvolumePath: "/", subvolumeID: 5),
+        ])
 
     @Test func choosesTheMostSpecificMount() {
         #expect(fs.mountedPath(ofTopLevelPath: "@home/.snapshots/1/snapshot") == "/home/.snapshots/1/snapshot")
@@ -113,13 +132,19 @@ import Testing
     /// A subvolume mounted itself is named by its place in the filesystem when another mount reaches it.
     @Test func besideItsOwnMountsAMountedSubvolumeIsNamedByItsPlace() {
         #expect(fs.mountedPath(ofTopLevelPath: "@home", besideItsOwnMounts: true) == "/mnt/top/@home")
-        #expect(fs.mountedPath(ofTopLevelPath: "@home/.snapshots/1/snapshot", besideItsOwnMounts: true) == "/home/.snapshots/1/snapshot")
-        let alone = Filesystem(uuid: "u", devices: [], mounts: [FilesystemMount(mountpoint: "/srv/old", subvolumePath: "/snaps/s2", subvolumeID: 300)])
+        #expect(
+            fs.mountedPath(ofTopLevelPath: "@home/.snapshots/1/snapshot", besideItsOwnMounts: true)
+                == "/home/.snapshots/1/snapshot")
+        let alone = Filesystem(
+            uuid: "u", devices: [],
+            mounts: [FilesystemMount(mountpoint: "/srv/old", subvolumePath: "/snaps/s2", subvolumeID: 300)])
         #expect(alone.mountedPath(ofTopLevelPath: "snaps/s2", besideItsOwnMounts: true) == "/srv/old")
     }
 
     @Test func unreachableWithoutATopLevelMount() {
-        let only = Filesystem(uuid: "u", devices: [], mounts: [FilesystemMount(mountpoint: "/srv", subvolumePath: "/@srv", subvolumeID: 300)])
+        let only = Filesystem(
+            uuid: "u", devices: [],
+            mounts: [FilesystemMount(mountpoint: "/srv", subvolumePath: "/@srv", subvolumeID: 300)])
         #expect(only.mountedPath(ofTopLevelPath: "@snaps/a") == nil)
         #expect(only.mountedPath(ofTopLevelPath: "@srv/x") == "/srv/x")
     }
@@ -141,8 +166,9 @@ import Testing
     }
 
     func btrbk(_ id: UInt64, _ name: String, otime: Date, received: Bool = false) -> Volume {
-        Volume(id: id, path: "snaps/" + name, uuid: F.uuid(id), receivedUUID: received ? F.uuid(id + 100) : nil,
-               created: otime, isSnapshot: false)
+        Volume(
+            id: id, path: "snaps/" + name, uuid: F.uuid(id), receivedUUID: received ? F.uuid(id + 100) : nil,
+            created: otime, isSnapshot: false)
     }
 
     @Test func theManagersDateIsTheDateAndOtimeStaysBesideIt() {
@@ -161,12 +187,20 @@ import Testing
         let otime = CivilTime(year: 2026, month: 11, day: 20).date(in: utc)
         let (out, warnings) = classify([btrbk(300, "data.20261101T1200", otime: otime)])
         #expect(out[0].dateSource == "btrbk")
-        #expect(warnings == ["snaps/data.20261101T1200: btrbk dates it 2026-11-01T12:00:00Z, the subvolume was created 2026-11-20T00:00:00Z; carve uses btrbk's date"])
+        #expect(
+            warnings == [
+                "snaps/data.20261101T1200: btrbk dates it 2026-11-01T12:00:00Z, the subvolume was created 2026-11-20T00:00:00Z; carve uses btrbk's date"
+            ])
     }
 
     @Test func anImpossibleBtrbkDateIsPlainWithAWarningNeverAGuess() {
-        let (out, warnings) = classify([btrbk(300, "data.20261345T9999", otime: F.epoch), btrbk(301, "notes.12345678x", otime: F.epoch)])
+        let (out, warnings) = classify([
+            btrbk(300, "data.20261345T9999", otime: F.epoch), btrbk(301, "notes.12345678x", otime: F.epoch),
+        ])
         #expect(out[0].metadata.manager == .plain && out[0].created == F.epoch && out[0].dateSource == "otime")
-        #expect(warnings == ["snaps/data.20261345T9999: the date in this btrbk-style name is impossible; the snapshot is listed as plain"])
+        #expect(
+            warnings == [
+                "snaps/data.20261345T9999: the date in this btrbk-style name is impossible; the snapshot is listed as plain"
+            ])
     }
 }

@@ -13,17 +13,22 @@ struct DeletionFixture {
 
     init(extra: [Volume] = []) {
         let snapshots = (0..<6).map { index in
-            F.snapshot(300 + UInt64(index), path: "snaps/home.\(index)", of: F.subvolume(256, path: "@home"),
-                       daysAgo: Double(60 - index * 10), exclusive: 10 << 20)
+            F.snapshot(
+                300 + UInt64(index), path: "snaps/home.\(index)", of: F.subvolume(256, path: "@home"),
+                daysAgo: Double(60 - index * 10), exclusive: 10 << 20)
         }
-        backend = FakeSnapshotBackend([.init(filesystem: F.filesystem(), subvolumes: [F.subvolume(256, path: "@home")] + snapshots + extra)])
+        backend = FakeSnapshotBackend([
+            .init(filesystem: F.filesystem(), subvolumes: [F.subvolume(256, path: "@home")] + snapshots + extra)
+        ])
     }
 
     var subvolumes: [Volume] { backend.filesystems[0].subvolumes }
     var remainingIDs: [UInt64] { subvolumes.map(\.id) }
 
     func planned(_ ids: [UInt64], named: Bool = false) -> [PlannedSnapshot] {
-        ids.map { id in PlannedSnapshot(subvolume: subvolumes.first { $0.id == id }!, filesystem: filesystem, named: named) }
+        ids.map { id in
+            PlannedSnapshot(subvolume: subvolumes.first { $0.id == id }!, filesystem: filesystem, named: named)
+        }
     }
 
     func run(_ ids: [UInt64], rules: DeletionRules = DeletionRules(), cancelAfter: Int? = nil) -> DeletionReport {
@@ -135,10 +140,12 @@ struct DeletionFixture {
 
     @Test func protectionsFollowTheRulesAndTheirFlags() {
         typealias F = SnapshotFixtures
-        let important = F.snapshot(1, path: "a", of: nil, daysAgo: 1,
-                                   metadata: ManagerMetadata(manager: .snapper, config: "root", number: 3, important: true))
-        let zero = F.snapshot(2, path: "b", of: nil, daysAgo: 1,
-                              metadata: ManagerMetadata(manager: .snapper, config: "root", number: 0))
+        let important = F.snapshot(
+            1, path: "a", of: nil, daysAgo: 1,
+            metadata: ManagerMetadata(manager: .snapper, config: "root", number: 3, important: true))
+        let zero = F.snapshot(
+            2, path: "b", of: nil, daysAgo: 1,
+            metadata: ManagerMetadata(manager: .snapper, config: "root", number: 0))
         var nested = F.snapshot(3, path: "c", of: nil, daysAgo: 1)
         nested.hasNestedSubvolumes = true
         var root = F.snapshot(4, path: "d", of: nil, daysAgo: 1)

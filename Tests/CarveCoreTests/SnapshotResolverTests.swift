@@ -11,12 +11,17 @@ import Testing
     init() {
         let root = F.subvolume(257, path: "@")
         func snapper(_ number: Int, _ id: UInt64) -> Volume {
-            F.snapshot(id, path: "@/.snapshots/\(number)/snapshot", of: root, daysAgo: Double(50 - number),
-                       metadata: ManagerMetadata(manager: .snapper, config: "root", number: number))
+            F.snapshot(
+                id, path: "@/.snapshots/\(number)/snapshot", of: root, daysAgo: Double(50 - number),
+                metadata: ManagerMetadata(manager: .snapper, config: "root", number: number))
         }
         backend = FakeSnapshotBackend([
-            .init(filesystem: F.filesystem(), subvolumes: [root, snapper(3, 300), snapper(4, 301), snapper(9, 302),
-                                                           F.snapshot(303, path: "plain", of: root, daysAgo: 1)]),
+            .init(
+                filesystem: F.filesystem(),
+                subvolumes: [
+                    root, snapper(3, 300), snapper(4, 301), snapper(9, 302),
+                    F.snapshot(303, path: "plain", of: root, daysAgo: 1),
+                ]),
             .init(filesystem: other, subvolumes: [F.snapshot(400, path: "x", of: nil, daysAgo: 1, mountedAt: "/srv")]),
         ])
         backend.setForeign("/home/ext4", error: RuntimeError("/home/ext4 is on ext4: it has no btrfs snapshots"))
@@ -106,8 +111,10 @@ import Testing
 }
 
 /// `absolute` normalises; its fast path must agree with the full one on every shape.
-@Test(arguments: ["/", "/mnt", "/mnt/a/b", "/mnt/", "/mnt//a", "/mnt/./a", "/mnt/../a", "/mnt/a/.", "/mnt/a/..",
-                  "/.", "/..", "/...", "/a..b/.c/..d", "/mnt/.hidden", "//", "relative/x"])
+@Test(arguments: [
+    "/", "/mnt", "/mnt/a/b", "/mnt/", "/mnt//a", "/mnt/./a", "/mnt/../a", "/mnt/a/.", "/mnt/a/..",
+    "/.", "/..", "/...", "/a..b/.c/..d", "/mnt/.hidden", "//", "relative/x",
+])
 func absolutePathsAreNormalised(path: String) {
     let expected: String = {
         let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path

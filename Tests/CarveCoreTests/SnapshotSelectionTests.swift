@@ -14,10 +14,12 @@ import Testing
             F.snapshot(301, path: "snaps/home.2", of: home, daysAgo: 20),
             F.snapshot(302, path: "snaps/home.3", of: home, daysAgo: 10),
             F.snapshot(303, path: "snaps/home.4", of: home, daysAgo: 1),
-            F.snapshot(310, path: "@/.snapshots/1/snapshot", of: root, daysAgo: 50,
-                       metadata: ManagerMetadata(manager: .snapper, config: "root", number: 1, description: "weekly update")),
-            F.snapshot(311, path: "@/.snapshots/2/snapshot", of: root, daysAgo: 35,
-                       metadata: ManagerMetadata(manager: .snapper, config: "root", number: 2, description: "before install")),
+            F.snapshot(
+                310, path: "@/.snapshots/1/snapshot", of: root, daysAgo: 50,
+                metadata: ManagerMetadata(manager: .snapper, config: "root", number: 1, description: "weekly update")),
+            F.snapshot(
+                311, path: "@/.snapshots/2/snapshot", of: root, daysAgo: 35,
+                metadata: ManagerMetadata(manager: .snapper, config: "root", number: 2, description: "before install")),
             F.snapshot(312, path: "orphan", of: nil, daysAgo: 90),
         ]
     }

@@ -30,10 +30,12 @@ import Testing
     }
 
     @Test func dateArithmeticIsFoundations() async {
-        await propertyCheck(input: Gen.int64(in: -4_102_444_799...4_102_444_799), Gen.int(in: -1_000_000...1_000_000)) { seconds, step in
+        await propertyCheck(input: Gen.int64(in: -4_102_444_799...4_102_444_799), Gen.int(in: -1_000_000...1_000_000)) {
+            seconds, step in
             let ours = Date(timeIntervalSince1970: TimeInterval(seconds))
             let theirs = Foundation.Date(timeIntervalSince1970: TimeInterval(seconds))
-            #expect(ours.addingTimeInterval(TimeInterval(step)).timeIntervalSince1970
+            #expect(
+                ours.addingTimeInterval(TimeInterval(step)).timeIntervalSince1970
                     == theirs.addingTimeInterval(TimeInterval(step)).timeIntervalSince1970)
             #expect(ours.addingTimeInterval(TimeInterval(step)).timeIntervalSince(ours) == TimeInterval(step))
             #expect((ours < ours.addingTimeInterval(1)) && !(ours < ours))

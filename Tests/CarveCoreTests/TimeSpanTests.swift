@@ -20,7 +20,8 @@ import Testing
         ("30", "no unit"), ("6", "no unit"), ("6mo", "unknown unit 'mo'"), ("1s", "seconds are not a unit"),
         ("45s", "seconds are not a unit"), ("-3d", "negative"), ("3x", "unknown unit 'x'"), ("", "empty"),
         ("d", "no number"), ("1.5d", "unknown unit '.'"), ("3 d", "unknown unit ' d'"),
-        ("99999999999999999999d", "too large"), ("2000000d", "too large"), ("+3d", "no number"), ("3dd", "unknown unit 'dd'"),
+        ("99999999999999999999d", "too large"), ("2000000d", "too large"), ("+3d", "no number"),
+        ("3dd", "unknown unit 'dd'"),
         ("３d", "no number"), ("1d2d", "'d' given twice"), ("1e3d", "unknown unit 'e'"),
     ])
     func refusesMalformedInputInOneLineNamingIt(text: String, reason: String) {
@@ -43,7 +44,9 @@ import Testing
 
     @Test func monthsAndYearsAreCalendarStepsNormalisedAsGoAndResticCount() throws {
         let utc = TimeZone(identifier: "UTC")!
-        func at(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0) -> Date { CivilTime(year: y, month: mo, day: d, hour: h).date(in: utc) }
+        func at(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0) -> Date {
+            CivilTime(year: y, month: mo, day: d, hour: h).date(in: utc)
+        }
         #expect(TimeSpan(months: 1).before(at(2026, 3, 15), in: utc) == at(2026, 2, 15))
         // March 31 minus a month is "February 31": March 3 (or 2 in a leap year).
         #expect(TimeSpan(months: 1).before(at(2026, 3, 31), in: utc) == at(2026, 3, 3))

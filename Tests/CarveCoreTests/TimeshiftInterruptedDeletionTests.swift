@@ -19,14 +19,22 @@ import Testing
     /// 2026-10-21 as @ (502) alone.
     func fixture() -> DeletionFixture {
         DeletionFixture(extra: [
-            F.snapshot(500, path: "timeshift-btrfs/snapshots/2026-10-20_10-00-00/@", of: nil, daysAgo: 5, metadata: Self.timeshift(Self.first)),
-            F.snapshot(501, path: "timeshift-btrfs/snapshots/2026-10-20_10-00-00/@home", of: nil, daysAgo: 5, metadata: Self.timeshift(Self.first)),
-            F.snapshot(502, path: "timeshift-btrfs/snapshots/2026-10-21_10-00-00/@", of: nil, daysAgo: 4, metadata: Self.timeshift(Self.second)),
+            F.snapshot(
+                500, path: "timeshift-btrfs/snapshots/2026-10-20_10-00-00/@", of: nil, daysAgo: 5,
+                metadata: Self.timeshift(Self.first)),
+            F.snapshot(
+                501, path: "timeshift-btrfs/snapshots/2026-10-20_10-00-00/@home", of: nil, daysAgo: 5,
+                metadata: Self.timeshift(Self.first)),
+            F.snapshot(
+                502, path: "timeshift-btrfs/snapshots/2026-10-21_10-00-00/@", of: nil, daysAgo: 4,
+                metadata: Self.timeshift(Self.second)),
         ])
     }
 
     func sweep(_ fixture: DeletionFixture, dryRun: Bool = false) -> InterruptedDeletionReport {
-        InterruptedDeletionSweep(backend: fixture.backend, dryRun: dryRun).run([InterruptedDeletionScope(filesystem: fixture.filesystem)])
+        InterruptedDeletionSweep(backend: fixture.backend, dryRun: dryRun).run([
+            InterruptedDeletionScope(filesystem: fixture.filesystem)
+        ])
     }
 
     @Test func theMarkerIsWrittenBeforeTheFirstSubvolumeAndLeavesWithTheDirectory() throws {
@@ -65,12 +73,16 @@ import Testing
         #expect(fixture.backend.snapperDirectories.marked == [Self.first])
 
         let found = sweep(fixture)
-        #expect(found.lines == [
-            "warning: timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it",
-        ])
+        #expect(
+            found.lines == [
+                "warning: timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it"
+            ])
         #expect(!found.hasWork)
         #expect(fixture.backend.snapperDirectories.marked == [Self.first], "kept: the lost @ stays on record")
-        #expect(!fixture.backend.calls.contains { if case .finishInterrupted = $0 { true } else if case .dropMarker = $0 { true } else { false } })
+        #expect(
+            !fixture.backend.calls.contains {
+                if case .finishInterrupted = $0 { true } else if case .dropMarker = $0 { true } else { false }
+            })
 
         let rest = fixture.run([501])
         #expect(rest.outcomes.map(\.metadataRemoved) == [Self.first])
@@ -91,14 +103,16 @@ import Testing
         // 2026-10-19 lost its subvolumes some other way: no marker, never carve's to remove.
         fixture.backend.snapperDirectories.orphans.insert(Self.places + "/2026-10-19_10-00-00")
         let dry = sweep(fixture, dryRun: true)
-        #expect(dry.lines == [
-            "would finish removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) left by an interrupted run",
-        ])
+        #expect(
+            dry.lines == [
+                "would finish removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) left by an interrupted run"
+            ])
         #expect(fixture.backend.snapperDirectories.marked == [Self.first], "a dry run changes nothing")
         let report = sweep(fixture)
-        #expect(report.lines == [
-            "finished removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) left by an interrupted run",
-        ])
+        #expect(
+            report.lines == [
+                "finished removing the metadata of timeshift snapshot 2026-10-20_10-00-00 (\(Self.first)) left by an interrupted run"
+            ])
         #expect(fixture.backend.snapperDirectories.marked.isEmpty)
         #expect(fixture.backend.snapperDirectories.orphans == [Self.places + "/2026-10-19_10-00-00"])
         #expect(fixture.remainingIDs.contains(502))
@@ -122,7 +136,8 @@ import Testing
         fixture.backend.snapperDirectories.marked = ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"]
         fixture.backend.snapperDirectories.orphans = ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"]
         #expect(sweep(fixture).isEmpty)
-        let scope = InterruptedDeletionScope(filesystem: fixture.filesystem, timeshiftDirectories: ["/mnt/elsewhere/snapshots"])
+        let scope = InterruptedDeletionScope(
+            filesystem: fixture.filesystem, timeshiftDirectories: ["/mnt/elsewhere/snapshots"])
         let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run([scope])
         #expect(report.finished.map(\.path) == ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"])
         // The listing names the `snapshots` that hold listed timeshift snapshots.
@@ -136,20 +151,24 @@ import Testing
         var all = fixture.backend.filesystems
         all[0].filesystem = F.filesystem(subvolumePath: "/@", subvolumeID: 256)
         fixture.backend.filesystems = all
-        #expect(InterruptedDeletionSweep(backend: fixture.backend, dryRun: false)
-            .run([InterruptedDeletionScope(filesystem: all[0].filesystem)]).isEmpty)
+        #expect(
+            InterruptedDeletionSweep(backend: fixture.backend, dryRun: false)
+                .run([InterruptedDeletionScope(filesystem: all[0].filesystem)]).isEmpty)
         #expect(fixture.backend.snapperDirectories.marked == [Self.second], "left for a run that can reach it")
     }
 
     @Test func aFailureToFinishIsAWarningNamingTheTimeshiftSnapshot() {
         let fixture = fixture()
         killedAfterDeleting(fixture, [502])
-        fixture.backend.fail(.finishInterrupted(Self.second), with: SystemCallError(
-            "cannot remove snapshot metadata \(Self.second)", call: "unlinkat", errno: 30))
+        fixture.backend.fail(
+            .finishInterrupted(Self.second),
+            with: SystemCallError(
+                "cannot remove snapshot metadata \(Self.second)", call: "unlinkat", errno: 30))
         let report = sweep(fixture)
-        #expect(report.lines == [
-            "warning: cannot finish the interrupted deletion of timeshift snapshot 2026-10-21_10-00-00 (\(Self.second)): cannot remove snapshot metadata \(Self.second): read-only filesystem (EROFS) (unlinkat)",
-        ])
+        #expect(
+            report.lines == [
+                "warning: cannot finish the interrupted deletion of timeshift snapshot 2026-10-21_10-00-00 (\(Self.second)): cannot remove snapshot metadata \(Self.second): read-only filesystem (EROFS) (unlinkat)"
+            ])
         #expect(sweep(fixture).finished.map(\.path) == [Self.second], "the next run finishes it")
     }
 }

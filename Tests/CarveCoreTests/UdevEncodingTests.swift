@@ -37,7 +37,8 @@ import Testing
     func roundTripsUdevsEncoding(name: String) {
         var encoded = ""
         for byte in name.utf8 {
-            let safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+            let safe =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
             encoded += safe ? String(UnicodeScalar(byte)) : "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }
         #expect(UdevEncoding.decode(encoded) == name)

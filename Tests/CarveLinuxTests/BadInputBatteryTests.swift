@@ -57,7 +57,9 @@ struct BadInputBatteryTests {
             Case(list + ["--before", "yesterday"], 64, "'yesterday'"),
             Case(list + ["--after", "2026-02-30"], 64, "'2026-02-30'", "day 30"),
             Case(list + ["--after", "2026-01-01 25:00"], 64, "'2026-01-01 25:00'"),
-            Case(list + ["--before", "2020-01-01", "--after", "2021-01-01"], 64, "--after 2021-01-01", "--before 2020-01-01"),
+            Case(
+                list + ["--before", "2020-01-01", "--after", "2021-01-01"], 64, "--after 2021-01-01",
+                "--before 2020-01-01"),
             Case(list + ["--manager", "zfs"], 64, "'zfs'"),
             Case(list + ["--keep-last", "-1"], 64, "'-1'"),
             Case(list + ["--keep-last", "abc"], 64, "'abc'"),
@@ -75,7 +77,9 @@ struct BadInputBatteryTests {
             Case(delete + ["--id", "abc", "--yes"], 64, "'abc'"),
             Case(delete + ["--id", "9999", "--yes"], 64, "--id 9999", "no subvolume"),
             Case(delete + ["--id", "5", "--yes"], 64, "--id 5"),
-            Case(["snapshots", "delete", "nosuchconfig:3"] + Array(delete.dropFirst(2)) + ["--yes"], 64, "nosuchconfig:3", "no snapper config"),
+            Case(
+                ["snapshots", "delete", "nosuchconfig:3"] + Array(delete.dropFirst(2)) + ["--yes"], 64,
+                "nosuchconfig:3", "no snapper config"),
             Case(["snapshots", "delete", "root:17-3", "--yes"], 64, "'root:17-3'", "inverted range 17-3"),
             Case(["snapshots", "delete", "root:x", "--yes"], 64, "'root:x'"),
             Case(["snapshots", "delete", "root:", "--yes"], 64, "'root:'", "no number"),
@@ -135,8 +139,9 @@ struct BadInputBatteryTests {
                 let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 let message = lines.first.map(String.init) ?? ""
                 #expect(message.hasPrefix("carve: "), "\(item): \(result.stderr)")
-                #expect(lines.count == 1 || (lines.count == 2 && lines.last == "Try 'carve --help' for more information."),
-                        "\(item): \(result.stderr)")
+                #expect(
+                    lines.count == 1 || (lines.count == 2 && lines.last == "Try 'carve --help' for more information."),
+                    "\(item): \(result.stderr)")
                 for text in item.mentions { #expect(message.contains(text), "\(item): \(message) lacks \(text)") }
                 for trace in ["Fatal error", "Stack dump", "backtrace", "Current stack trace"] {
                     #expect(!result.stderr.contains(trace), "\(item): \(result.stderr)")

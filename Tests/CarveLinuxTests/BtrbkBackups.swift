@@ -17,7 +17,8 @@ final class BtrbkBackups {
             throw error
         }
         config = source.disk.directory + "/btrbk.conf"
-        try FileManager.default.createDirectory(atPath: target.mountpoint + "/backup", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: target.mountpoint + "/backup", withIntermediateDirectories: true)
         try """
         timestamp_format long
         snapshot_preserve_min all
@@ -42,16 +43,17 @@ final class BtrbkBackups {
 
     /// `btrbk run` at a local wall time "YYYY-MM-DD HH:MM:SS" (under faketime), after a change in the source.
     func backUp(at stamp: String) throws -> String {
-        try "\(stamp)\n".write(toFile: source.mountpoint + "/data/f" + stamp.filter(\.isNumber), atomically: true, encoding: .utf8)
+        try "\(stamp)\n".write(
+            toFile: source.mountpoint + "/data/f" + stamp.filter(\.isNumber), atomically: true, encoding: .utf8)
         let run = try Shell.run(["faketime", stamp, "btrbk", "-c", config, "run"])
         #expect(run.status == 0, "btrbk run: \(run.stderr)")
         return run.stdout + run.stderr
     }
 
     func prune(_ disk: DeletionDisk, _ options: [String] = []) throws -> [String: Any] {
-        let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"] + options)
+        let result = try disk.carve(
+            ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"] + options)
         #expect(result.status == 0, "\(result.stderr)")
         return try DeletionDisk.json(result)
     }
 }
-

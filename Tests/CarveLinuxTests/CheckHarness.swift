@@ -9,7 +9,9 @@ import Testing
 /// then do what it claimed fits.
 enum CheckHarness {
     /// `carve check` with the platform's real implementations, as the command runs it.
-    static func check(_ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend()) throws -> CheckReport {
+    static func check(
+        _ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend()
+    ) throws -> CheckReport {
         Udevd.settle()
         let environment = CheckEnvironment(
             devices: LinuxDeviceSource(), tables: FdiskPartitionTableReader(), sizer: LinuxFilesystemSizer(),
@@ -31,7 +33,9 @@ enum CheckHarness {
     /// The carve executable built next to this test bundle.
     static func carveExecutable() throws -> String {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("carve").path }
+        let candidates = [directory, directory.deletingLastPathComponent()].map {
+            $0.appendingPathComponent("carve").path
+        }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw RuntimeError("no carve executable next to \(CommandLine.arguments[0])")
         }
@@ -40,16 +44,23 @@ enum CheckHarness {
 
     /// Writes `count` files of `mebibytes` random MiB each under `directory`, named `prefix0`...
     static func writeFiles(_ directory: String, count: Int, mebibytes: Int, prefix: String = "f") throws {
-        try Shell.check(["sh", "-c", """
+        try Shell.check([
+            "sh", "-c",
+            """
             i=0; while [ $i -lt \(count) ]; do head -c \(mebibytes)M /dev/urandom > '\(directory)/\(prefix)'$i; i=$((i+1)); done; sync
-            """])
+            """,
+        ])
     }
 
     /// Shrinks a mounted btrfs; true when the kernel did it.
     static func btrfsResize(_ mountpoint: String, to bytes: UInt64) throws -> Bool {
         let result = try Shell.run(["btrfs", "filesystem", "resize", String(bytes), mountpoint])
         // Kept for the calibration record: why the kernel refused, when it did.
-        if result.status != 0 { record("btrfs resize to \(bytes >> 20) MiB refused: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))") }
+        if result.status != 0 {
+            record(
+                "btrfs resize to \(bytes >> 20) MiB refused: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
+        }
         return result.status == 0
     }
 
@@ -71,10 +82,13 @@ enum CheckHarness {
 
     /// Sets partition `number` of the image to `sectors` with sfdisk, then tells the kernel.
     static func resizePartition(_ disk: LoopDisk, number: Int, sectors: UInt64) throws {
-        try Shell.check(["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "-N", String(number), disk.image], input: ",\(sectors)\n")
+        try Shell.check(
+            ["sfdisk", "--quiet", "--no-reread", "--no-tell-kernel", "-N", String(number), disk.image],
+            input: ",\(sectors)\n")
         try dropCachedTable(disk)
         try Shell.check(["partx", "-u", "-n", String(number), disk.device])
-        let kernelSectors = try Shell.check(["blockdev", "--getsz", disk.partition(number)]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let kernelSectors = try Shell.check(["blockdev", "--getsz", disk.partition(number)]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         guard kernelSectors == String(sectors) else {
             throw RuntimeError("\(disk.partition(number)): the kernel sees \(kernelSectors) sectors, not \(sectors)")
         }
@@ -113,7 +127,9 @@ enum CheckHarness {
     static func record(_ line: String) {
         print("check-calibration: \(line)")
         let path = "/tmp/carve-check-calibration.txt"
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
         if let handle = FileHandle(forWritingAtPath: path) {
             handle.seekToEndOfFile()
             handle.write(Data((line + "\n").utf8))
@@ -139,7 +155,9 @@ struct ReferenceSnapshotBackend: SnapshotListing {
     func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }
 
     func filesystem(containing path: String) throws -> Filesystem {
-        Filesystem(uuid: "", devices: [device], mounts: [FilesystemMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
+        Filesystem(
+            uuid: "", devices: [device],
+            mounts: [FilesystemMount(mountpoint: mountpoint, subvolumePath: "/", subvolumeID: 5)])
     }
 
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
@@ -147,14 +165,16 @@ struct ReferenceSnapshotBackend: SnapshotListing {
         for line in try Shell.check(["btrfs", "qgroup", "show", "--raw", mountpoint]).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 3, fields[0].hasPrefix("0/"), let id = UInt64(fields[0].dropFirst(2)),
-                  let excl = UInt64(fields[2]) else { continue }
+                let excl = UInt64(fields[2])
+            else { continue }
             exclusive[id] = excl
         }
         let list = try Shell.check(["btrfs", "subvolume", "list", "-s", mountpoint])
         let snapshots = list.split(separator: "\n").compactMap { line -> Volume? in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let idIndex = fields.firstIndex(of: "ID"), let id = UInt64(fields[idIndex + 1]),
-                  let pathIndex = fields.firstIndex(of: "path") else { return nil }
+                let pathIndex = fields.firstIndex(of: "path")
+            else { return nil }
             let path = fields[(pathIndex + 1)...].joined(separator: " ")
             return Volume(
                 id: id, path: path, mountedPath: mountpoint + "/" + path, uuid: "snapshot-\(id)", parentUUID: "source",

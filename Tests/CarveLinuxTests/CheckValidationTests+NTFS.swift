@@ -16,7 +16,9 @@ extension CheckValidationTests {
             try CheckHarness.writeFiles(mountpoint, count: 12, mebibytes: 10)
             let mounted = try CheckHarness.check(part, .shrinkBy(100 * Self.mebibyte))
             #expect(mounted.verdict == .doesNotFit && mounted.minimumSize == nil)
-            #expect(mounted.blockers.contains { $0.kind == .mustUnmount && $0.detail.contains(mountpoint) }, "\(mounted.blockers)")
+            #expect(
+                mounted.blockers.contains { $0.kind == .mustUnmount && $0.detail.contains(mountpoint) },
+                "\(mounted.blockers)")
             try disk.unmount(mountpoint)
 
             let report = try CheckHarness.check(part, .shrinkBy(100 * Self.mebibyte))

@@ -20,7 +20,9 @@ extension CheckValidationTests {
             #expect(!report.blockers.contains { $0.kind == .mustMount }, "\(report.blockers)")
             let minimum = try #require(report.minimumSize, "no minimum: \(report.notes)")
             #expect(report.notes.contains { $0.contains("this is device \(devid)") }, "\(report.notes)")
-            #expect(report.notes.contains("shrink this device with `btrfs filesystem resize \(devid):\(900 * Self.mebibyte) \(mountpoint)`"))
+            #expect(
+                report.notes.contains(
+                    "shrink this device with `btrfs filesystem resize \(devid):\(900 * Self.mebibyte) \(mountpoint)`"))
             #expect(report.notes.contains { $0.contains("keeps a copy of every chunk") } == (devices == 2))
             #expect(try CheckHarness.check(member, .shrinkTo(minimum)).verdict == .fits)
             #expect(try CheckHarness.check(member, .shrinkTo(minimum - 16 * Self.mebibyte)).verdict == .doesNotFit)
@@ -34,8 +36,9 @@ extension CheckValidationTests {
                 floor -= 4 * Self.mebibyte
                 try Shell.check(["btrfs", "filesystem", "resize", "\(devid):max", mountpoint])
             }
-            CheckHarness.record("btrfs raid1 over \(devices), device \(devid): carve minimum \(minimum / Self.mebibyte) MiB, "
-                + "smallest that worked \(floor / Self.mebibyte) MiB")
+            CheckHarness.record(
+                "btrfs raid1 over \(devices), device \(devid): carve minimum \(minimum / Self.mebibyte) MiB, "
+                    + "smallest that worked \(floor / Self.mebibyte) MiB")
             // Shrink for good, then the filesystem must still be whole.
             #expect(try resize(mountpoint, devid: devid, to: minimum))
             try Shell.check(["umount", mountpoint])
@@ -56,27 +59,38 @@ extension CheckValidationTests {
             let report = try CheckHarness.check(member, .remove)
             #expect(report.verdict == (fits ? .fits : .doesNotFit), "\(report.blockers) \(report.notes)")
             if fits {
-                #expect(report.notes.contains { $0.hasPrefix("remove it with `btrfs device remove \(devid) \(mountpoint)`") })
+                #expect(
+                    report.notes.contains {
+                        $0.hasPrefix("remove it with `btrfs device remove \(devid) \(mountpoint)`")
+                    })
             } else {
-                #expect(report.blockers.contains { $0.kind == (devices == 2 ? .cannotRemove : .noRoom) }, "\(report.blockers)")
+                #expect(
+                    report.blockers.contains { $0.kind == (devices == 2 ? .cannotRemove : .noRoom) },
+                    "\(report.blockers)")
             }
             let cli = CheckHarness.carve(["check", member, "--remove", "--json"])
             #expect(cli.status == (fits ? 0 : 3), "\(cli.stderr)")
             let removed = try Shell.run(["btrfs", "device", "remove", String(devid), mountpoint])
-            #expect((removed.status == 0) == fits, "carve said \(fits ? "fits" : "does not fit"); btrfs device remove: \(removed.stderr)")
+            #expect(
+                (removed.status == 0) == fits,
+                "carve said \(fits ? "fits" : "does not fit"); btrfs device remove: \(removed.stderr)")
         }
     }
 
     func resize(_ mountpoint: String, devid: UInt64, to bytes: UInt64) throws -> Bool {
         let result = try Shell.run(["btrfs", "filesystem", "resize", "\(devid):\(bytes)", mountpoint])
         if result.status != 0 {
-            CheckHarness.record("btrfs resize of device \(devid) to \(bytes >> 20) MiB refused: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            CheckHarness.record(
+                "btrfs resize of device \(devid) to \(bytes >> 20) MiB refused: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
         }
         return result.status == 0
     }
 
     /// raid1 (data and metadata) over `devices` loop devices of `size`, mounted through the first.
-    func withRAID1(devices: Int, size: String = "1000M", _ body: (_ members: [String], _ mountpoint: String) throws -> Void) throws {
+    func withRAID1(
+        devices: Int, size: String = "1000M", _ body: (_ members: [String], _ mountpoint: String) throws -> Void
+    ) throws {
         var disks: [LoopDisk] = []
         defer {
             // The mount first; then the kernel forgets the members, so a loop number

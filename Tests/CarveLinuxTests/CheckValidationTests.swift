@@ -36,19 +36,30 @@ struct CheckValidationTests {
     /// 600 MiB file filling the disk (64 MiB extents that cannot be split), big files after
     /// many small ones were deleted, and a snapshot pinning deleted files.
     static let layouts: [(name: String, script: String)] = [
-        ("quarter left", "i=0; while [ $i -lt 80 ]; do head -c 5M /dev/urandom > M/f$i; i=$((i+1)); done; sync; rm M/f*[123567]"),
+        (
+            "quarter left",
+            "i=0; while [ $i -lt 80 ]; do head -c 5M /dev/urandom > M/f$i; i=$((i+1)); done; sync; rm M/f*[123567]"
+        ),
         ("one large file", "head -c 600M /dev/urandom > M/big"),
-        ("big after small", "i=0; while [ $i -lt 100 ]; do head -c 2M /dev/urandom > M/s$i; i=$((i+1)); done; "
-            + "head -c 150M /dev/urandom > M/b1; head -c 150M /dev/urandom > M/b2; sync; rm M/s*"),
-        ("snapshot pinning", "i=0; while [ $i -lt 40 ]; do head -c 10M /dev/urandom > M/f$i; i=$((i+1)); done; sync; "
-            + "btrfs -q subvolume snapshot -r M M/snap; rm M/f*; i=0; while [ $i -lt 20 ]; do head -c 10M /dev/urandom > M/g$i; i=$((i+1)); done"),
+        (
+            "big after small",
+            "i=0; while [ $i -lt 100 ]; do head -c 2M /dev/urandom > M/s$i; i=$((i+1)); done; "
+                + "head -c 150M /dev/urandom > M/b1; head -c 150M /dev/urandom > M/b2; sync; rm M/s*"
+        ),
+        (
+            "snapshot pinning",
+            "i=0; while [ $i -lt 40 ]; do head -c 10M /dev/urandom > M/f$i; i=$((i+1)); done; sync; "
+                + "btrfs -q subvolume snapshot -r M M/snap; rm M/f*; i=0; while [ $i -lt 20 ]; do head -c 10M /dev/urandom > M/g$i; i=$((i+1)); done"
+        ),
     ]
 
     @Test(arguments: 0..<layouts.count)
     func btrfsLayoutsShrinkAtCarvesMinimum(_ index: Int) throws {
         let layout = Self.layouts[index]
         try withMountedBtrfs { disk, part, mountpoint in
-            try Shell.check(["sh", "-c", layout.script.replacingOccurrences(of: "M/", with: mountpoint + "/") + "; sync"])
+            try Shell.check([
+                "sh", "-c", layout.script.replacingOccurrences(of: "M/", with: mountpoint + "/") + "; sync",
+            ])
             try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
             let report = try CheckHarness.check(part, .shrinkTo(999 * Self.mebibyte))
             let minimum = try #require(report.minimumSize), size = try #require(report.currentSize)
@@ -62,8 +73,10 @@ struct CheckValidationTests {
             guard shrunk else { return }
             try CheckHarness.btrfsGrowBack(mountpoint)
             let realFloor = try CheckHarness.btrfsFloor(mountpoint, from: minimum, step: 4 * Self.mebibyte) ?? minimum
-            CheckHarness.record("btrfs, \(layout.name): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
-                + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", Double(minimum - realFloor) / Double(size) * 100))%")
+            CheckHarness.record(
+                "btrfs, \(layout.name): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
+                    + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", Double(minimum - realFloor) / Double(size) * 100))%"
+            )
         }
     }
 
@@ -98,8 +111,10 @@ struct CheckValidationTests {
             try CheckHarness.btrfsGrowBack(mountpoint)
             let realFloor = try CheckHarness.btrfsFloor(mountpoint, from: minimum, step: 4 * Self.mebibyte) ?? minimum
             let gap = Double(minimum - realFloor) / Double(size) * 100
-            CheckHarness.record("\(scenario): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
-                + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", gap))% of the \(size / Self.mebibyte) MiB filesystem")
+            CheckHarness.record(
+                "\(scenario): carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked "
+                    + "\(realFloor / Self.mebibyte) MiB, gap \(String(format: "%.1f", gap))% of the \(size / Self.mebibyte) MiB filesystem"
+            )
         }
 
         // Shrink for good at the (re-checked) minimum, then the partition, then verify the filesystem.
@@ -139,7 +154,9 @@ struct CheckValidationTests {
                 realFloor -= 4 * Self.mebibyte
                 try Shell.check(["resize2fs", part])
             }
-            CheckHarness.record("ext4: carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked \(realFloor / Self.mebibyte) MiB")
+            CheckHarness.record(
+                "ext4: carve minimum \(minimum / Self.mebibyte) MiB, smallest that worked \(realFloor / Self.mebibyte) MiB"
+            )
             let resize = try Shell.run(["resize2fs", part, "\(minimum / 1024)K"])
             #expect(resize.status == 0, "resize2fs refused carve's minimum: \(resize.stderr)")
             try CheckHarness.resizePartition(disk, number: 1, sectors: try #require(at.shrunkPartition).range.sectors)
@@ -171,14 +188,18 @@ struct CheckValidationTests {
             let size = try #require(probe.currentSize)
             let minimum = try #require(probe.minimumSize), without = try #require(probe.minimumSizeWithoutSnapshots)
             #expect(without < minimum)
-            #expect(try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: reference).minimumSizeWithoutSnapshots == without)
+            #expect(
+                try CheckHarness.check(part, .shrinkTo(1 << 30), snapshots: reference).minimumSizeWithoutSnapshots
+                    == without)
             // A new partition that leaves the btrfs partition between the two minima.
             let wanted = (size - (minimum + without) / 2) / Self.mebibyte * Self.mebibyte
             let arguments = ["check", disk.device, "--new-partition", String(wanted)]
 
             let blocked = CheckHarness.carve(arguments)
             #expect(blocked.status == 3, "\(blocked.stdout)\(blocked.stderr)")
-            #expect(blocked.stdout.contains("snapshots (450M): 1 snapshot(s) pin 450M the shrink needs: \(mountpoint)/snap-1"))
+            #expect(
+                blocked.stdout.contains(
+                    "snapshots (450M): 1 snapshot(s) pin 450M the shrink needs: \(mountpoint)/snap-1"))
             #expect(blocked.stdout.contains("carve snapshots thin \(mountpoint) --free "))
 
             // The printed remedy, run as printed (with --yes: no terminal here), then the balance.
@@ -186,13 +207,17 @@ struct CheckValidationTests {
             let delete = try #require(lines.first { $0.hasPrefix("carve snapshots delete ") })
             // The thin remedy would choose the same snapshot.
             let thin = try #require(lines.first { $0.hasPrefix("carve snapshots thin ") })
-            let planArguments = thin.split(separator: " ").dropFirst().map(String.init).filter { $0 != "--wait" } + ["--dry-run"]
+            let planArguments =
+                thin.split(separator: " ").dropFirst().map(String.init).filter { $0 != "--wait" } + ["--dry-run"]
             let plan = try Shell.run([try CheckHarness.carveExecutable()] + planArguments)
             #expect(plan.status == 0, "\(plan.stdout)\(plan.stderr)")
             #expect(plan.stdout.contains("snap-1") && !plan.stdout.contains("snap-2"), "\(plan.stdout)")
             // As a separate process, as the user runs it (in-process, the delete leaves a
             // descriptor of the mountpoint open, which keeps it from unmounting later).
-            let deleted = try Shell.run([try CheckHarness.carveExecutable()] + delete.split(separator: " ").dropFirst().map(String.init) + ["--yes"])
+            let deleted = try Shell.run(
+                [try CheckHarness.carveExecutable()] + delete.split(separator: " ").dropFirst().map(String.init) + [
+                    "--yes"
+                ])
             #expect(deleted.status == 0, "\(deleted.stdout)\(deleted.stderr)")
             #expect(!FileManager.default.fileExists(atPath: mountpoint + "/snap-1"))
             #expect(FileManager.default.fileExists(atPath: mountpoint + "/snap-2"))
@@ -203,7 +228,9 @@ struct CheckValidationTests {
             #expect(fits.verdict == .fits, "\(fits.blockers) \(fits.notes)")
             #expect(CheckHarness.carve(arguments).status == 0)
             let shrunk = try #require(fits.shrunkPartition), new = try #require(fits.newPartition)
-            #expect(try CheckHarness.btrfsResize(mountpoint, to: shrunk.range.bytes), "btrfs refused the size carve said fits")
+            #expect(
+                try CheckHarness.btrfsResize(mountpoint, to: shrunk.range.bytes),
+                "btrfs refused the size carve said fits")
             try CheckHarness.resizePartition(disk, number: 1, sectors: shrunk.range.sectors)
             try CheckHarness.appendPartition(disk, number: 2, new)
             let layout = try CheckHarness.sfdiskPartitions(disk.image)
@@ -223,7 +250,10 @@ struct CheckValidationTests {
             let range = try #require(report.newPartition)
             #expect(report.shrunkPartition == nil)
             try CheckHarness.appendPartition(disk, number: 2, range)
-            #expect(try CheckHarness.sfdiskPartitions(disk.image).last.map { [$0.start, $0.size] } == [range.start, range.sectors])
+            #expect(
+                try CheckHarness.sfdiskPartitions(disk.image).last.map { [$0.start, $0.size] } == [
+                    range.start, range.sectors,
+                ])
             #expect(range.start % 2048 == 0 && range.bytes == 300 * Self.mebibyte)
             let tooBig = try CheckHarness.check(disk.device, .newPartition(500 * Self.mebibyte))
             #expect(tooBig.verdict == .doesNotFit)
@@ -267,4 +297,3 @@ struct CheckValidationTests {
         }
     }
 }
-

@@ -35,7 +35,9 @@ final class DeletionDisk {
         if mebibytes > 0 {
             try Shell.check(["dd", "if=/dev/urandom", "of=\(file)", "bs=1M", "count=\(mebibytes)", "status=none"])
         }
-        try Shell.check(["btrfs", "subvolume", "snapshot", "-r", "\(mountpoint)/\(source)", "\(mountpoint)/snaps/\(name)"])
+        try Shell.check([
+            "btrfs", "subvolume", "snapshot", "-r", "\(mountpoint)/\(source)", "\(mountpoint)/snaps/\(name)",
+        ])
         if exclusive && mebibytes > 0 { try FileManager.default.removeItem(atPath: file) }
     }
 
@@ -61,7 +63,9 @@ final class DeletionDisk {
     /// Starts carve and returns once its audit trail on stderr shows more than
     /// `deletions` deleted snapshots (or stderr closed): where the tests interrupt a
     /// run in its middle. `seen` is the stderr read so far.
-    func startCarve(_ arguments: [String], afterDeletions deletions: Int) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String) {
+    func startCarve(
+        _ arguments: [String], afterDeletions deletions: Int
+    ) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String) {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: CarveBinary.path)
         run.arguments = arguments

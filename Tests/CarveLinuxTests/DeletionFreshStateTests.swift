@@ -30,7 +30,9 @@ struct DeletionFreshStateTests {
     @Test func aDefaultSetOrANestedSubvolumeMadeMidRunIsRefused() throws {
         try withDeletionDisk { disk in
             for name in ["s1", "s2"] { try disk.snapshot(name) }
-            try Shell.check(["btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw"])
+            try Shell.check([
+                "btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw",
+            ])
             let run = try Run(disk)
             try Shell.check(["btrfs", "subvolume", "set-default", disk.mountpoint + "/snaps/s1"])
             #expect(run.delete("s1") == "refused: it is the filesystem's default subvolume")
@@ -46,7 +48,9 @@ struct DeletionFreshStateTests {
     @Test func theRootTreeSearchAgreesWithLibbtrfsutil() throws {
         try withDeletionDisk { disk in
             try disk.snapshot("plain")
-            try Shell.check(["btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/outer"])
+            try Shell.check([
+                "btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/outer",
+            ])
             try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/snaps/outer/inner"])
             try disk.snapshot("gone")
             let root = try DirectoryHandle(disk.mountpoint)
@@ -72,7 +76,9 @@ struct DeletionFreshStateTests {
             #expect(try SubvolumeState.read(try id("snaps/outer/inner"), through: root)?.hasNestedSubvolumes == false)
             let goneID = try id("snaps/gone")
             try Shell.check(["btrfs", "subvolume", "delete", disk.mountpoint + "/snaps/gone"])
-            #expect(try SubvolumeState.read(goneID, through: root) == nil, "an unlinked subvolume waiting for the cleaner is gone")
+            #expect(
+                try SubvolumeState.read(goneID, through: root) == nil,
+                "an unlinked subvolume waiting for the cleaner is gone")
             #expect(try SubvolumeState.read(goneID + 1000, through: root) == nil)
         }
     }
@@ -91,7 +97,8 @@ private struct Run {
         deleter = SnapshotDeleter(backend: backend, rules: DeletionRules())
         var planned: [String: PlannedSnapshot] = [:]
         for subvolume in listing.subvolumes where subvolume.path.hasPrefix("snaps/") {
-            planned[String(subvolume.path.dropFirst("snaps/".count))] = PlannedSnapshot(subvolume: subvolume, filesystem: filesystem)
+            planned[String(subvolume.path.dropFirst("snaps/".count))] = PlannedSnapshot(
+                subvolume: subvolume, filesystem: filesystem)
         }
         self.planned = planned
     }

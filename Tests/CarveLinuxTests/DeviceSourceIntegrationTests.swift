@@ -9,12 +9,15 @@ import CarveTestSupport
 @Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
 struct DeviceSourceIntegrationTests {
     /// The fields compared, as carve's JSON keys (those of lsblk -J -b).
-    static let columns = ["NAME", "FSTYPE", "UUID", "LABEL", "PARTUUID", "PTTYPE", "SIZE", "MAJ:MIN", "TYPE", "MOUNTPOINTS"]
-    /// With udevd, lsblk knows everything: every column carve shares with it is compared.
-    static let allColumns = columns + [
-        "KNAME", "PATH", "FSVER", "PARTTYPE", "PARTLABEL", "PTUUID", "RO", "RM", "ROTA", "START", "LOG-SEC",
-        "PKNAME", "MOUNTPOINT", "MODEL", "SERIAL",
+    static let columns = [
+        "NAME", "FSTYPE", "UUID", "LABEL", "PARTUUID", "PTTYPE", "SIZE", "MAJ:MIN", "TYPE", "MOUNTPOINTS",
     ]
+    /// With udevd, lsblk knows everything: every column carve shares with it is compared.
+    static let allColumns =
+        columns + [
+            "KNAME", "PATH", "FSVER", "PARTTYPE", "PARTLABEL", "PTUUID", "RO", "RM", "ROTA", "START", "LOG-SEC",
+            "PKNAME", "MOUNTPOINT", "MODEL", "SERIAL",
+        ]
 
     @Test func agreesWithBlkidAndLsblkWithUdevd() throws {
         let startedByUs = try Udevd.start()
@@ -37,11 +40,15 @@ struct DeviceSourceIntegrationTests {
                 try expectSame(ours, asBlkid: try Reference.blkid(node), node: node)
                 let theirs = try #require(lsblk[name], "lsblk does not list \(node)")
                 for key in Self.allColumns.map({ $0.lowercased() }) {
-                    #expect(render(ours[key]) == render(theirs[key]), "\(node) \(key): carve \(render(ours[key])), lsblk \(render(theirs[key]))")
+                    #expect(
+                        render(ours[key]) == render(theirs[key]),
+                        "\(node) \(key): carve \(render(ours[key])), lsblk \(render(theirs[key]))")
                 }
             }
             #expect(render(carve[name(fixture.ext4)]?["mountpoints"]) == render([mountedAgain, mounted]))
-            #expect(render(carve[name(fixture.btrfs)]?["mountpoints"]) == render([poolAgain, pool]), "btrfs is found by source path")
+            #expect(
+                render(carve[name(fixture.btrfs)]?["mountpoints"]) == render([poolAgain, pool]),
+                "btrfs is found by source path")
         }
     }
 
@@ -50,7 +57,8 @@ struct DeviceSourceIntegrationTests {
     @Test func agreesWithBlkidWithoutUdevd() throws {
         if UdevDaemon.isRunning() {
             // Not ours to stop: this comparison cannot be made on this machine now.
-            try Test.cancel("a systemd-udevd this test did not start is running; the without-udevd comparison is skipped")
+            try Test.cancel(
+                "a systemd-udevd this test did not start is running; the without-udevd comparison is skipped")
         }
         try withFilesystemsFixture { fixture in
             try fixture.gpt.mount(fixture.ext4)
@@ -73,8 +81,12 @@ struct DeviceSourceIntegrationTests {
                     if render(ours[key]) != render(theirs[key]) { lsblkStale.append("\(name).\(key)") }
                 }
             }
-            print("without udevd, lsblk printed null for \(lsblkNulls.count) fields carve probed: \(lsblkNulls.prefix(6).joined(separator: " "))…")
-            if !lsblkStale.isEmpty { print("without udevd, lsblk showed stale udev records for: \(lsblkStale.joined(separator: " "))") }
+            print(
+                "without udevd, lsblk printed null for \(lsblkNulls.count) fields carve probed: \(lsblkNulls.prefix(6).joined(separator: " "))…"
+            )
+            if !lsblkStale.isEmpty {
+                print("without udevd, lsblk showed stale udev records for: \(lsblkStale.joined(separator: " "))")
+            }
         }
     }
 
@@ -88,10 +100,15 @@ struct DeviceSourceIntegrationTests {
             let asRoot = try carveDevices(fixture.nodes)
             let binary = try CarveBinary.copy(into: fixture.gpt.directory)
             let result = try Shell.run(
-                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "devices", "--json",
-                 "-o", Self.columns.joined(separator: ",")] + fixture.nodes)
+                [
+                    "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "devices", "--json",
+                    "-o", Self.columns.joined(separator: ","),
+                ] + fixture.nodes)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr == "carve: not root: FSTYPE, UUID, LABEL, PARTUUID, PTTYPE missing where udev has no record (probing a device needs root)\n")
+            #expect(
+                result.stderr
+                    == "carve: not root: FSTYPE, UUID, LABEL, PARTUUID, PTTYPE missing where udev has no record (probing a device needs root)\n"
+            )
             let asNobody = try Reference.flattenedJSON(result.stdout)
             for node in fixture.nodes {
                 let name = name(node)
@@ -110,7 +127,8 @@ struct DeviceSourceIntegrationTests {
     /// does not trust records without a running udevd and probes the device.
     @Test func staleUdevRecordsAreNotBelievedOnceUdevdStopped() throws {
         guard !UdevDaemon.isRunning() else {
-            try Test.cancel("a systemd-udevd this test did not start is running; it cannot be stopped to leave stale records")
+            try Test.cancel(
+                "a systemd-udevd this test did not start is running; it cannot be stopped to leave stale records")
         }
         let disk = try LoopDisk(size: "320M")
         let numbers = try Shell.check(["stat", "-c", "%t %T", disk.device]).split(separator: " ")
@@ -118,7 +136,9 @@ struct DeviceSourceIntegrationTests {
         defer {
             disk.cleanup()
             // The stale record this test made must not mislead later lsblk runs.
-            if numbers.count == 2 { try? FileManager.default.removeItem(atPath: "/run/udev/data/b\(numbers[0]):\(numbers[1])") }
+            if numbers.count == 2 {
+                try? FileManager.default.removeItem(atPath: "/run/udev/data/b\(numbers[0]):\(numbers[1])")
+            }
         }
         try Shell.check(["mkfs.ext4", "-q", "-F", "-L", "before", disk.device])
         let startedByUs = try Udevd.start()
@@ -156,7 +176,8 @@ struct DeviceSourceIntegrationTests {
             let carve = try carveDevices([fixture.swap])
             let lsblk = try Reference.lsblk([fixture.swap], columns: ["NAME", "MOUNTPOINTS"])
             #expect(render(carve[name(fixture.swap)]?["mountpoints"]) == "[[SWAP]]")
-            #expect(render(carve[name(fixture.swap)]?["mountpoints"]) == render(lsblk[name(fixture.swap)]?["mountpoints"]))
+            #expect(
+                render(carve[name(fixture.swap)]?["mountpoints"]) == render(lsblk[name(fixture.swap)]?["mountpoints"]))
         }
     }
 
@@ -168,10 +189,13 @@ struct DeviceSourceIntegrationTests {
         defer { disk.cleanup() }
         try Shell.check(["sh", "-c", "mkfs.ext4 -q -L \"caf$(printf '\\351')\" \"$0\"", disk.device])
         let expected = Data(Array("caf".utf8) + [0xE9])
-        let reference = try Shell.check(["sh", "-c", "blkid -p -s LABEL -o value \"$0\" | head -c -1 | base64 -w0", disk.device])
+        let reference = try Shell.check([
+            "sh", "-c", "blkid -p -s LABEL -o value \"$0\" | head -c -1 | base64 -w0", disk.device,
+        ])
         #expect(Data(base64Encoded: reference) == expected, "blkid -p reads the label's bytes")
         func expectExact(_ situation: String) throws {
-            let json = try Reference.flattenedJSON(Shell.check([CarveBinary.path, "devices", "--json", "-o", "NAME,LABEL", disk.device]))
+            let json = try Reference.flattenedJSON(
+                Shell.check([CarveBinary.path, "devices", "--json", "-o", "NAME,LABEL", disk.device]))
             let ours = json[name(disk.device)]
             #expect(ours?["label"] as? String == "caf\u{FFFD}", "\(situation)")
             #expect(ours?["label_base64"] as? String == expected.base64EncodedString(), "\(situation)")
@@ -188,7 +212,8 @@ struct DeviceSourceIntegrationTests {
 
     /// `carve devices --json` for the nodes, flattened by name.
     func carveDevices(_ nodes: [String], columns: [String] = columns) throws -> [String: [String: Any]] {
-        let result = try Shell.run([CarveBinary.path, "devices", "--json", "-o", columns.joined(separator: ",")] + nodes)
+        let result = try Shell.run(
+            [CarveBinary.path, "devices", "--json", "-o", columns.joined(separator: ",")] + nodes)
         #expect(result.status == 0, "carve devices: \(result.stderr)")
         return try Reference.flattenedJSON(result.stdout)
     }
@@ -209,7 +234,8 @@ struct DeviceSourceIntegrationTests {
         if let sectors = blkid["PART_ENTRY_SIZE"].flatMap(UInt64.init) {
             #expect((ours["size"] as? NSNumber)?.uint64Value == sectors * 512, "\(node) size")
         }
-        let bytes = UInt64(try Shell.check(["blockdev", "--getsize64", node]).trimmingCharacters(in: .whitespacesAndNewlines))
+        let bytes = UInt64(
+            try Shell.check(["blockdev", "--getsize64", node]).trimmingCharacters(in: .whitespacesAndNewlines))
         #expect((ours["size"] as? NSNumber)?.uint64Value == bytes, "\(node) size")
     }
 

@@ -8,9 +8,13 @@ import Testing
 /// hook in front of the real source), so the race is hit every run instead of by chance.
 @Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
 struct DeviceVanishingIntegrationTests {
-    func inventory(attributes: any DeviceAttributeSource = SysfsTree(),
-                   probe: any DevicePropertySource = BlkidPropertySource()) -> DeviceInventory {
-        DeviceInventory(enumerator: SysfsBlockEnumerator(), attributes: attributes, propertySources: [probe], mounts: ProcMountTable())
+    func inventory(
+        attributes: any DeviceAttributeSource = SysfsTree(),
+        probe: any DevicePropertySource = BlkidPropertySource()
+    ) -> DeviceInventory {
+        DeviceInventory(
+            enumerator: SysfsBlockEnumerator(), attributes: attributes, propertySources: [probe],
+            mounts: ProcMountTable())
     }
 
     @Test func detachedBetweenListingAndProbingIsListedWithoutContent() throws {
@@ -19,7 +23,9 @@ struct DeviceVanishingIntegrationTests {
         try Shell.check(["mkfs.btrfs", "-q", "-f", disk.device])
         let name = String(disk.device.dropFirst("/dev/".count))
         let attached = try inventory().collect(restrictedTo: [name])
-        #expect(attached.devices.first { $0.name == name }?.properties.fsType == "btrfs", "the control: probed while attached")
+        #expect(
+            attached.devices.first { $0.name == name }?.properties.fsType == "btrfs",
+            "the control: probed while attached")
         let detaching = InterposedPropertySource(BlkidPropertySource()) { device in
             if device.name == name { try? disk.detach() }
         }
@@ -39,7 +45,8 @@ struct DeviceVanishingIntegrationTests {
         attributes.before = { asked in if asked == name { try? disk.detach() } }
         let result = try inventory(attributes: attributes).collect()
         #expect(attributes.asked.contains(name), "udev listed the device while it was attached")
-        #expect(!result.devices.contains { $0.name == name }, "a loop device without its file is hidden, as lsblk hides it")
+        #expect(
+            !result.devices.contains { $0.name == name }, "a loop device without its file is hidden, as lsblk hides it")
         #expect(!result.devices.isEmpty)
     }
 }

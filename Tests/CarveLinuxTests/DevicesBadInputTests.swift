@@ -24,7 +24,8 @@ enum CarveBinary {
 /// lsblk's exit 32 (no named device found); a bad column is a usage error, 64.
 @Suite struct DevicesBadInputTests {
     @Test func everyBadPathIsOneLineAndExit32() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: CarveBinary.path), "no carve binary at \(CarveBinary.path)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: CarveBinary.path), "no carve binary at \(CarveBinary.path)")
         let directory = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/disk.img"

@@ -47,10 +47,14 @@ struct DevicesLikeLsblkIntegrationTests {
                 let ours = try Shell.run([CarveBinary.path, "devices"] + options + fixture.nodes)
                 #expect(theirs.status == 0, "lsblk \(options): \(theirs.stderr)")
                 #expect(ours.status == 0, "carve devices \(options): \(ours.stderr)")
-                #expect(ours.stdout == theirs.stdout, "carve devices \(options.joined(separator: " ")) differs from lsblk:\n\(ours.stdout)\n---\n\(theirs.stdout)")
+                #expect(
+                    ours.stdout == theirs.stdout,
+                    "carve devices \(options.joined(separator: " ")) differs from lsblk:\n\(ours.stdout)\n---\n\(theirs.stdout)"
+                )
             }
             let json = ["-J", "-b", "-o", "NAME,FSSIZE,FSUSED,FSAVAIL,FSUSE%"]
-            let ours = try Reference.flattenedJSON(try Shell.check([CarveBinary.path, "devices"] + json + fixture.nodes))
+            let ours = try Reference.flattenedJSON(
+                try Shell.check([CarveBinary.path, "devices"] + json + fixture.nodes))
             let theirs = try Reference.flattenedJSON(try Shell.check(["lsblk"] + json + fixture.nodes))
             #expect(ours.keys.sorted() == theirs.keys.sorted())
             for (name, device) in theirs {

@@ -32,7 +32,9 @@ struct DocumentedExample: CustomStringConvertible {
             for line in help.split(separator: "\n") {
                 let text = line.trimmingCharacters(in: .whitespaces)
                 if text.hasPrefix("$ carve ") {
-                    found.append(DocumentedExample(source: "carve \(command) --help", text: String(text.dropFirst(2)), kind: .command))
+                    found.append(
+                        DocumentedExample(
+                            source: "carve \(command) --help", text: String(text.dropFirst(2)), kind: .command))
                 }
             }
         }
@@ -61,7 +63,8 @@ struct DocumentedExample: CustomStringConvertible {
     static func crontabCommand(_ line: String) -> String? {
         let fields = line.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: true)
         guard fields.count == 7, fields[0].allSatisfy({ $0.isNumber || "*/,-".contains($0) }),
-              fields[6].contains("carve ") else { return nil }
+            fields[6].contains("carve ")
+        else { return nil }
         return String(fields[6])
     }
 

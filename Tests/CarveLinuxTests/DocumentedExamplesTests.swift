@@ -8,11 +8,15 @@ import Testing
 /// timeshift snapshot and a plain one pinning 25G. Only the names of that machine are
 /// put in for the docs' (`/dev/sda` is the loop disk, `/` its btrfs, `root:` its snapper
 /// config, /var/log a scratch directory); options, values and shell text stay as written.
-@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper") && Shell.has("script"),
-                             "needs root, loop devices, snapper and script"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Integration.enabled && Shell.has("snapper") && Shell.has("script"),
+        "needs root, loop devices, snapper and script"))
 struct DocumentedExamplesTests {
     static var repository: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
     static let layout = """
         label: gpt
@@ -47,7 +51,9 @@ struct DocumentedExamplesTests {
         }
 
         func populate() throws {
-            for name in ["home", "data", "snaps"] { try Shell.check(["btrfs", "-q", "subvolume", "create", pool + "/" + name]) }
+            for name in ["home", "data", "snaps"] {
+                try Shell.check(["btrfs", "-q", "subvolume", "create", pool + "/" + name])
+            }
             try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", pool])
             configMade = true
             for number in 1...18 {
@@ -65,7 +71,9 @@ struct DocumentedExamplesTests {
             try FileManager.default.removeItem(atPath: pool + "/home/big")
             // Newer snapshots of home, so --keep-last 3 leaves the big one to thin.
             for number in 2...4 {
-                try Shell.check(["btrfs", "-q", "subvolume", "snapshot", "-r", pool + "/home", pool + "/snaps/home.\(number)"])
+                try Shell.check([
+                    "btrfs", "-q", "subvolume", "snapshot", "-r", pool + "/home", pool + "/snaps/home.\(number)",
+                ])
             }
             try Shell.check(["btrfs", "filesystem", "sync", pool])
         }
@@ -113,7 +121,8 @@ struct DocumentedExamplesTests {
         func run(_ example: DocumentedExample) throws -> Shell.Result {
             let script = substituted(example.text)
             let environment = [
-                "PATH": URL(fileURLWithPath: CarveBinary.path).deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? ""),
+                "PATH": URL(fileURLWithPath: CarveBinary.path).deletingLastPathComponent().path + ":"
+                    + (ProcessInfo.processInfo.environment["PATH"] ?? ""),
                 "CARVE_LOCK_FILE": disk.directory + "/carve.lock",
             ]
             if example.interactive {
@@ -144,7 +153,9 @@ struct DocumentedExamplesTests {
             #expect(examples.contains { $0.text.contains("carve \(command)") }, "no example of carve \(command)")
         }
         // What expectWhatQuietPromises holds the docs to must be there to hold them to.
-        #expect(examples.contains { $0.kind == .script && $0.text.contains("--quiet --compact >> ") }, "no cron line logging JSON Lines")
+        #expect(
+            examples.contains { $0.kind == .script && $0.text.contains("--quiet --compact >> ") },
+            "no cron line logging JSON Lines")
         #expect(examples.contains { $0.text.hasSuffix("--yes --quiet") }, "no quiet example")
     }
 
@@ -159,8 +170,10 @@ struct DocumentedExamplesTests {
                 machine = try Machine()
             }
             let result = try machine.run(example)
-            #expect(Self.expected(example).contains(result.status),
-                    "\(example.source): `\(machine.substituted(example.text))` exited \(result.status): \(result.stderr)\(result.stdout.suffix(300))")
+            #expect(
+                Self.expected(example).contains(result.status),
+                "\(example.source): `\(machine.substituted(example.text))` exited \(result.status): \(result.stderr)\(result.stdout.suffix(300))"
+            )
             try expectWhatQuietPromises(example, result, machine)
         }
     }
@@ -175,7 +188,8 @@ struct DocumentedExamplesTests {
         }
         let script = machine.substituted(example.text)
         guard example.text.contains("--compact"),
-              let match = script.range(of: #"(?<=>> )\S+"#, options: .regularExpression) else { return }
+            let match = script.range(of: #"(?<=>> )\S+"#, options: .regularExpression)
+        else { return }
         // Once more, with nothing left to do: the log gains its second line.
         _ = try machine.run(example)
         let log = try String(contentsOfFile: String(script[match]), encoding: .utf8)

@@ -37,9 +37,11 @@ struct ExactDirectoryHintsTests {
         try Shell.check(["btrfs", "-q", "subvolume", "create", "\(mnt)/data"])
         try FileManager.default.createDirectory(atPath: mnt + "/snaps", withIntermediateDirectories: true)
         for index in 0..<12 { try write("d\(index)", "file-with-a-longer-name-", 40, index) }
-        try write("big", "f", 700, 99)          // entries over several leaves
+        try write("big", "f", 700, 99) // entries over several leaves
         try snapshot("s1")
-        try sh("rm -r d3; rm -r d7; head -c 5000 /dev/urandom > d7; mv d5 d5-renamed; rm big/f01*; ln d0/file-with-a-longer-name-0001 d1/hard")
+        try sh(
+            "rm -r d3; rm -r d7; head -c 5000 /dev/urandom > d7; mv d5 d5-renamed; rm big/f01*; ln d0/file-with-a-longer-name-0001 d1/hard"
+        )
         try write("d12", "n", 30, 12)
         try write("big", "g", 100, 100)
         try snapshot("s2")

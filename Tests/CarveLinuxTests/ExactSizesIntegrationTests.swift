@@ -25,7 +25,8 @@ struct ExactSizesIntegrationTests {
                 mountpoint = try loop.mount(loop.device, options: compress ? "compress=zstd" : nil, name: "mnt")
                 try Shell.check(["btrfs", "subvolume", "create", mountpoint + "/data"])
                 try Shell.check(["btrfs", "subvolume", "create", mountpoint + "/other"])
-                try FileManager.default.createDirectory(atPath: mountpoint + "/snaps", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: mountpoint + "/snaps", withIntermediateDirectories: true)
             } catch {
                 loop.cleanup()
                 throw error
@@ -34,7 +35,9 @@ struct ExactSizesIntegrationTests {
 
         func sh(_ script: String) throws { try Shell.check(["sh", "-euc", "cd '\(mountpoint)'; " + script]) }
         func snapshot(_ name: String) throws {
-            try Shell.check(["btrfs", "subvolume", "snapshot", "-r", mountpoint + "/data", mountpoint + "/snaps/" + name])
+            try Shell.check([
+                "btrfs", "subvolume", "snapshot", "-r", mountpoint + "/data", mountpoint + "/snaps/" + name,
+            ])
         }
 
         /// The listing with exact sizes, read in-process through the real backend.
@@ -61,7 +64,8 @@ struct ExactSizesIntegrationTests {
             for line in try Shell.check(["btrfs", "qgroup", "show", "--raw", mountpoint]).split(separator: "\n") {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard fields.count >= 3, fields[0].hasPrefix("0/"), let id = UInt64(fields[0].dropFirst(2)),
-                      let exclusive = UInt64(fields[2]) else { continue }
+                    let exclusive = UInt64(fields[2])
+                else { continue }
                 result[id] = exclusive
             }
             return result
@@ -76,9 +80,12 @@ struct ExactSizesIntegrationTests {
 
     /// Writes, snapshots, partial overwrites, deletions and a reflink into another subvolume.
     func churn(_ disk: Disk) throws {
-        try disk.sh("head -c 3M /dev/urandom > data/a; head -c 5M /dev/urandom > data/b; head -c 700K /dev/urandom > data/c")
+        try disk.sh(
+            "head -c 3M /dev/urandom > data/a; head -c 5M /dev/urandom > data/b; head -c 700K /dev/urandom > data/c")
         try disk.snapshot("s1")
-        try disk.sh("rm data/a; head -c 2M /dev/urandom > data/d; dd if=/dev/urandom of=data/b bs=64K count=4 seek=8 conv=notrunc status=none")
+        try disk.sh(
+            "rm data/a; head -c 2M /dev/urandom > data/d; dd if=/dev/urandom of=data/b bs=64K count=4 seek=8 conv=notrunc status=none"
+        )
         try disk.snapshot("s2")
         try disk.sh("cp --reflink=always data/b other/b; rm data/b data/d; head -c 1M /dev/urandom > data/e")
         try disk.snapshot("s3")
@@ -96,7 +103,9 @@ struct ExactSizesIntegrationTests {
             #expect(qgroup >= data + exact.nodeSize, "\(snapshot.path): qgroup \(qgroup), carve data \(data)")
             let metadata = qgroup - min(qgroup, data)
             #expect(metadata % exact.nodeSize == 0, "\(snapshot.path): qgroup \(qgroup), carve data \(data)")
-            #expect(metadata <= exact.treeBytes[snapshot.id] ?? 0, "\(snapshot.path): metadata \(metadata) above the estimate")
+            #expect(
+                metadata <= exact.treeBytes[snapshot.id] ?? 0,
+                "\(snapshot.path): metadata \(metadata) above the estimate")
         }
     }
 
@@ -120,7 +129,9 @@ struct ExactSizesIntegrationTests {
         try withDisk(compress: true) { disk in
             // Compressible text, a reflink inside the snapshot's own subvolume, and a
             // file of which only a part is left referenced.
-            try disk.sh("yes carve | head -c 6M > data/text; head -c 2M /dev/urandom > data/r; cp --reflink=always data/r data/r2")
+            try disk.sh(
+                "yes carve | head -c 6M > data/text; head -c 2M /dev/urandom > data/r; cp --reflink=always data/r data/r2"
+            )
             try disk.sh("head -c 4M /dev/urandom > data/p; sync; truncate -s 1M data/p")
             try disk.snapshot("s1")
             try disk.sh("rm data/text data/r data/r2 data/p; yes other | head -c 3M > data/text2")
@@ -160,7 +171,9 @@ struct ExactSizesIntegrationTests {
             let estimated = try #require(json["estimated_reclaim"] as? Int)
             let measured = try #require(json["measured_reclaim"] as? Int)
             #expect(UInt64(estimated) == predicted)
-            #expect(abs(measured - estimated) <= estimated / 100 + (1 << 20), "estimated \(estimated), measured \(measured)")
+            #expect(
+                abs(measured - estimated) <= estimated / 100 + (1 << 20), "estimated \(estimated), measured \(measured)"
+            )
         }
     }
 
@@ -175,10 +188,14 @@ struct ExactSizesIntegrationTests {
             try disk.sh("rm data/f5")
             let lock = ["CARVE_LOCK_FILE": disk.loop.directory + "/carve.lock"]
             let quota = try Shell.run(
-                [CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "quota", "--yes"], environment: lock)
+                [CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "quota", "--yes"],
+                environment: lock)
             #expect(quota.status == 1, "quotas are off: nothing to go on")
             let result = try Shell.run(
-                [CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "exact", "--yes", "--wait", "--json"],
+                [
+                    CarveBinary.path, "snapshots", "thin", disk.mountpoint, "--free", "7M", "--sizes", "exact", "--yes",
+                    "--wait", "--json",
+                ],
                 environment: lock)
             #expect(result.status == 0, "\(result.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -187,7 +204,9 @@ struct ExactSizesIntegrationTests {
             let estimated = try #require(json["estimated_reclaim"] as? Int)
             let measured = try #require(json["measured_reclaim"] as? Int)
             #expect(estimated == 8 << 20)
-            #expect(abs(measured - estimated) <= estimated / 100 + (1 << 20), "estimated \(estimated), measured \(measured)")
+            #expect(
+                abs(measured - estimated) <= estimated / 100 + (1 << 20), "estimated \(estimated), measured \(measured)"
+            )
             let left = try Shell.check(["btrfs", "subvolume", "list", disk.mountpoint])
             #expect(left.contains("snaps/t4") && left.contains("snaps/t5") && !left.contains("snaps/t3"))
         }
@@ -199,10 +218,14 @@ struct ExactSizesIntegrationTests {
         try withDisk { disk in
             try disk.sh("i=0; while [ $i -lt 40 ]; do head -c 10M /dev/urandom > data/old$i; i=$((i+1)); done; sync")
             try disk.snapshot("snap-1")
-            try disk.sh("rm data/old*; i=0; while [ $i -lt 10 ]; do head -c 10M /dev/urandom > data/new$i; i=$((i+1)); done; sync")
+            try disk.sh(
+                "rm data/old*; i=0; while [ $i -lt 10 ]; do head -c 10M /dev/urandom > data/new$i; i=$((i+1)); done; sync"
+            )
             try disk.snapshot("snap-2")
             func check(_ target: UInt64) throws -> (Int32, [String: Any]) {
-                let result = try Shell.run([CarveBinary.path, "check", disk.loop.device, "--shrink-to", String(target), "--json"])
+                let result = try Shell.run([
+                    CarveBinary.path, "check", disk.loop.device, "--shrink-to", String(target), "--json",
+                ])
                 let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
                 return (result.status, try #require(json, "\(result.stdout)\(result.stderr)"))
             }
@@ -237,8 +260,10 @@ struct ExactSizesIntegrationTests {
             for path in [disk.loop.directory, disk.mountpoint] {
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
             }
-            let result = try Shell.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy,
-                                        "snapshots", "list", disk.mountpoint, "--sizes", "exact"])
+            let result = try Shell.run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy,
+                "snapshots", "list", disk.mountpoint, "--sizes", "exact",
+            ])
             #expect(result.status == 77, "\(result.stderr)")
             #expect(result.stderr == "carve: reading exact sizes (--sizes exact) needs root\n")
         }

@@ -30,7 +30,8 @@ struct FdiskPartitionTableReaderTests {
             )
         }
         return Reference(
-            label: table["label"] as? String ?? "", firstLBA: number(table, "firstlba"), lastLBA: number(table, "lastlba"),
+            label: table["label"] as? String ?? "", firstLBA: number(table, "firstlba"),
+            lastLBA: number(table, "lastlba"),
             sectorSize: number(table, "sectorsize") ?? 0, partitions: partitions
         )
     }
@@ -38,7 +39,9 @@ struct FdiskPartitionTableReaderTests {
     /// The free gaps as `sfdisk -F` lists them: (start, sectors).
     static func referenceGaps(_ device: String) throws -> [FreeGap] {
         let lines = try Shell.check(["sfdisk", "-F", device]).split(separator: "\n")
-        guard let header = lines.firstIndex(where: { $0.hasPrefix("Start") || $0.contains(" Start ") }) else { return [] }
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("Start") || $0.contains(" Start ") }) else {
+            return []
+        }
         return lines[(header + 1)...].compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 3, let start = UInt64(fields[0]), let sectors = UInt64(fields[2]) else { return nil }
@@ -55,7 +58,7 @@ struct FdiskPartitionTableReaderTests {
             #expect(table.sectorSize == reference.sectorSize)
             #expect(table.firstUsableLBA == reference.firstLBA)
             #expect(table.lastUsableLBA == reference.lastLBA)
-            #expect(table.lastUsableLBA == table.totalSectors - 34)  // the backup GPT's 33 sectors and the backup header
+            #expect(table.lastUsableLBA == table.totalSectors - 34) // the backup GPT's 33 sectors and the backup header
             #expect(table.grain == 1 << 20)
             #expect(table.partitions == reference.partitions)
             #expect(table.partitions.first?.name == "data one")

@@ -43,7 +43,9 @@ struct FullDiskDeletionIntegrationTests {
     /// Writes until btrfs says ENOSPC, in large then small pieces, and checks one more byte fails.
     func fill(_ mnt: String) throws {
         for (index, size) in ["1M", "64K", "4K"].enumerated() {
-            _ = try Shell.run(["sh", "-c", "dd if=/dev/urandom of=\(mnt)/data/fill\(index) bs=\(size) status=none; sync"])
+            _ = try Shell.run([
+                "sh", "-c", "dd if=/dev/urandom of=\(mnt)/data/fill\(index) bs=\(size) status=none; sync",
+            ])
         }
         let more = try Shell.run(["sh", "-c", "head -c 65536 /dev/urandom > \(mnt)/data/more && sync \(mnt)/data/more"])
         #expect(more.status != 0 && more.stderr.contains("No space left"), "the data area is not full: \(more.stderr)")
@@ -55,30 +57,42 @@ struct FullDiskDeletionIntegrationTests {
 
     @Test func deleteWithWaitEmptiesAFullDisk() throws {
         try withFullDisk { disk, config in
-            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait", "--json"])
+            let result = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait", "--json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let report = try DeletionDisk.json(result)
             #expect(DeletionDisk.ids(report["deleted"]).count == 5, "\(result.stdout)")
             #expect(try disk.subvolumes() == ["data", "data/.snapshots", "home"])
             let snapper = try Shell.check(["snapper", "--no-dbus", "-c", config, "list", "--columns", "number"])
-            #expect(snapper.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { Int($0) != nil } == ["0"], "\(snapper)")
-            #expect(!FileManager.default.fileExists(atPath: disk.mountpoint + "/timeshift-btrfs/snapshots/" + Self.timeshiftDate))
+            #expect(
+                snapper.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { Int($0) != nil }
+                    == ["0"], "\(snapper)")
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: disk.mountpoint + "/timeshift-btrfs/snapshots/" + Self.timeshiftDate))
             #expect(try leftovers(disk).isEmpty)
             // The space is back: the write that failed now succeeds.
-            #expect(try Shell.run(["sh", "-c", "head -c 65536 /dev/urandom > \(disk.mountpoint)/data/more && sync"]).status == 0)
+            #expect(
+                try Shell.run(["sh", "-c", "head -c 65536 /dev/urandom > \(disk.mountpoint)/data/more && sync"]).status
+                    == 0)
         }
     }
 
     @Test func thinWithWaitFreesAFullDisk() throws {
         try withFullDisk { disk, config in
-            let result = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "100M", "--sizes", "exact", "--yes", "--wait", "--json"])
+            let result = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--free", "100M", "--sizes", "exact", "--yes", "--wait", "--json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let deleted = DeletionDisk.ids(try DeletionDisk.json(result)["deleted"])
             #expect(deleted.count >= 4, "\(result.stdout)")
             #expect(try leftovers(disk).isEmpty)
             let left = try disk.subvolumes().filter { !["data", "data/.snapshots", "home"].contains($0) }
             #expect(left.count == 5 - deleted.count, "\(left)")
-            #expect(try Shell.run(["sh", "-c", "head -c 65536 /dev/urandom > \(disk.mountpoint)/data/more && sync"]).status == 0)
+            #expect(
+                try Shell.run(["sh", "-c", "head -c 65536 /dev/urandom > \(disk.mountpoint)/data/more && sync"]).status
+                    == 0)
         }
     }
 }

@@ -43,7 +43,7 @@ struct LVMThinBackendTests {
         #expect(snapshot.isSnapshot && snapshot.readOnly && snapshot.sourcePath == "vg0/root")
         #expect(snapshot.parentUUID == "Rt2nW3-aaaa-bbbb-cccc-dddd-eeee-fff002")
         #expect(snapshot.mountedPath == "/dev/vg0/root-2026-11-01")
-        #expect(snapshot.created == Date(timeIntervalSince1970: 1_793_530_800))  // 11:00 UTC
+        #expect(snapshot.created == Date(timeIntervalSince1970: 1_793_530_800)) // 11:00 UTC
         #expect(!listing.subvolumes[0].isSnapshot)
         #expect(try backend.filesystem(containing: "vg0/pool").uuid == pools[0].uuid)
     }
@@ -56,11 +56,26 @@ struct LVMThinBackendTests {
         ("not json", "not the report lvm2 writes"),
         (#"{"report": "x"}"#, "not the report lvm2 writes"),
         (#"{"report": [{"lv": [{"lv_name": "a"}]}]}"#, "a volume without lv_attr"),
-        (#"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#, "lv_attr 'Vwi'"),
-        (#"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"yesterday","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#, "lv_time 'yesterday'"),
-        (#"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-13-01 09:00:00 +0000","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#, "lv_time"),
-        (#"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"99999999999999999999999","data_percent":"","lv_uuid":"u"}]}]}"#, "lv_size"),
-        (#"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"1","data_percent":"250","lv_uuid":"u"}]}]}"#, "data_percent '250'"),
+        (
+            #"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#,
+            "lv_attr 'Vwi'"
+        ),
+        (
+            #"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"yesterday","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#,
+            "lv_time 'yesterday'"
+        ),
+        (
+            #"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-13-01 09:00:00 +0000","lv_size":"1","data_percent":"","lv_uuid":"u"}]}]}"#,
+            "lv_time"
+        ),
+        (
+            #"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"99999999999999999999999","data_percent":"","lv_uuid":"u"}]}]}"#,
+            "lv_size"
+        ),
+        (
+            #"{"report": [{"lv": [{"lv_name":"a","vg_name":"v","lv_attr":"Vwi-aotz--","origin":"","pool_lv":"p","lv_time":"2026-10-01 09:00:00 +0000","lv_size":"1","data_percent":"250","lv_uuid":"u"}]}]}"#,
+            "data_percent '250'"
+        ),
     ])
     func malformedReportsAreOneLineErrors(text: String, reason: String) {
         do {
@@ -75,17 +90,25 @@ struct LVMThinBackendTests {
     /// Through the registry, as carve runs: listed beside btrfs; a deletion is refused, saying why.
     @Test func theRegistryListsLVMAndRefusesToDeleteThere() throws {
         let sink = CapturingSink()
-        var services = Services(devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: sink, isRoot: true)
+        var services = Services(
+            devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: sink, isRoot: true)
         services.backends.register(listingOnly: Self.backend())
-        let listed = Services.$current.withValue(services) { CarveMain.run(["snapshots", "list", "vg0/pool", "--json"]) }
+        let listed = Services.$current.withValue(services) {
+            CarveMain.run(["snapshots", "list", "vg0/pool", "--json"])
+        }
         #expect(listed == 0, "\(sink.text.stderr)")
         #expect(sink.text.stdout.contains("\"path\": \"/dev/vg0/root-2026-11-01\""))
         let pool = try services.backends.filesystem(containing: "vg0/pool")
-        #expect(throws: RuntimeError.self) { try services.snapshots.currentState(of: Volume(id: 2, path: "vg0/x", uuid: "u", created: Date()), on: pool) }
+        #expect(throws: RuntimeError.self) {
+            try services.snapshots.currentState(of: Volume(id: 2, path: "vg0/x", uuid: "u", created: Date()), on: pool)
+        }
         do {
-            _ = try services.snapshots.currentState(of: Volume(id: 2, path: "vg0/x", uuid: "u", created: Date()), on: pool)
+            _ = try services.snapshots.currentState(
+                of: Volume(id: 2, path: "vg0/x", uuid: "u", created: Date()), on: pool)
         } catch let error as RuntimeError {
-            #expect(error.message == "snapshots on vg0/pool (lvm-thin) cannot be deleted by carve: its backend only lists them")
+            #expect(
+                error.message
+                    == "snapshots on vg0/pool (lvm-thin) cannot be deleted by carve: its backend only lists them")
         }
     }
 }

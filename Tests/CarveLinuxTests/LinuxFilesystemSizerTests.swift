@@ -46,7 +46,8 @@ struct LinuxFilesystemSizerTests {
             try Shell.check(["mkfs.ext4", "-q", "-F", part])
             let figures = try LinuxFilesystemSizer().figures(of: try Self.device(part), mountpoint: nil)
             let blocks = try ResizeToolOutput.resize2fsMinimumBlocks(try Shell.check(["resize2fs", "-P", part]))
-            let blockSize = try ResizeToolOutput.dumpe2fsField("Block size", in: try Shell.check(["dumpe2fs", "-h", part]))
+            let blockSize = try ResizeToolOutput.dumpe2fsField(
+                "Block size", in: try Shell.check(["dumpe2fs", "-h", part]))
             #expect(figures.minimum == (blocks * blockSize + (1 << 20) - 1) / (1 << 20) * (1 << 20))
             #expect(figures.size == 300 << 20)
             #expect(figures.source == "resize2fs -P")

@@ -10,7 +10,8 @@ import Testing
     func reading(_ tree: UInt64) -> ExtentScanner.TreeReading {
         var reading = ExtentScanner.TreeReading()
         // Extents shared by neighbouring trees, plus one of the tree's own.
-        reading.references = (tree..<tree + 3).map { ExtentKey(diskBytenr: $0 * 4096, diskBytes: 4096) }
+        reading.references =
+            (tree..<tree + 3).map { ExtentKey(diskBytenr: $0 * 4096, diskBytes: 4096) }
             + [ExtentKey(diskBytenr: tree << 32, diskBytes: 8192)]
         reading.fileExtents = 4
         reading.items = 10
@@ -71,7 +72,11 @@ import Testing
         #expect(merge.take() == 0 && merge.take() == 1)
         merge.deliver(1, reading(257))
         let handedOut = Reports()
-        let waiter = Thread { if let index = merge.take() { handedOut.add(ExtentScanProgress(subvolumesDone: index, subvolumesTotal: 4, bytesRead: 0)) } }
+        let waiter = Thread {
+            if let index = merge.take() {
+                handedOut.add(ExtentScanProgress(subvolumesDone: index, subvolumesTotal: 4, bytesRead: 0))
+            }
+        }
         waiter.start()
         usleep(100_000)
         #expect(handedOut.all.isEmpty)
@@ -81,4 +86,3 @@ import Testing
         #expect(handedOut.all == [2])
     }
 }
-

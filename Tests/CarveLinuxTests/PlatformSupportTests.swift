@@ -12,7 +12,8 @@ import Testing
     @Test func theLocalZoneIsTheOneFoundationAndDateRead() async throws {
         await propertyCheck(input: Gen.int64(in: 0...4_102_444_799)) { seconds in
             let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
-            #expect(TimeZone.current.secondsFromGMT(for: instant)
+            #expect(
+                TimeZone.current.secondsFromGMT(for: instant)
                     == Foundation.TimeZone.current.secondsFromGMT(for: instant.foundation))
         }
         let printed = try Shell.check(["date", "-d", "@1793534401", "+%z"]).trimmingWhitespace
@@ -31,8 +32,9 @@ import Testing
         let held = open("/proc/self/mountinfo", O_RDONLY)
         defer { close(held) }
         let script = #"printf '%s|%s|' "$1" "$CARVE_TEST_VALUE"; cat; echo oops >&2; ls /proc/self/fd | wc -l; exit 3"#
-        let run = try ChildProcess.run(["sh", "-c", script, "sh", "first argument"], input: Array("from stdin|".utf8),
-                                       environment: ["CARVE_TEST_VALUE": "set"])
+        let run = try ChildProcess.run(
+            ["sh", "-c", script, "sh", "first argument"], input: Array("from stdin|".utf8),
+            environment: ["CARVE_TEST_VALUE": "set"])
         #expect(run.status == 3)
         // 0, 1, 2, and the one ls opens to read the directory: the held descriptor is not inherited.
         #expect(String(decoding: run.stdout, as: UTF8.self) == "first argument|set|from stdin|4\n")

@@ -21,13 +21,17 @@ struct RetentionOracleTests {
     ]
 
     /// Local wall times after `start`, `count` of them, with gaps drawn from `gaps` minutes.
-    static func walk(from start: CivilTime, count: Int, gaps: [Int], in zone: TimeZone, using rng: inout SplitMix) -> [String] {
+    static func walk(
+        from start: CivilTime, count: Int, gaps: [Int], in zone: TimeZone, using rng: inout SplitMix
+    ) -> [String] {
         var date = start.date(in: zone), times: [String] = []
         for _ in 0..<count {
             let minutes = gaps.randomElement(using: &rng)! + Int.random(in: 0..<37, using: &rng)
             date = date.addingTimeInterval(Double(minutes * 60))
             let civil = CivilTime(date, in: zone)
-            times.append("\(civil.year)-\(pad(civil.month))-\(pad(civil.day)) \(pad(civil.hour)):\(pad(civil.minute)):\(pad(civil.second))")
+            times.append(
+                "\(civil.year)-\(pad(civil.month))-\(pad(civil.day)) \(pad(civil.hour)):\(pad(civil.minute)):\(pad(civil.second))"
+            )
         }
         return times
     }
@@ -46,8 +50,9 @@ struct RetentionOracleTests {
         }
         repeat {
             arguments = []
-            policy = RetentionPolicy(last: maybe("last"), hourly: maybe("hourly"), daily: maybe("daily"),
-                                     weekly: maybe("weekly"), monthly: maybe("monthly"), yearly: maybe("yearly"))
+            policy = RetentionPolicy(
+                last: maybe("last"), hourly: maybe("hourly"), daily: maybe("daily"),
+                weekly: maybe("weekly"), monthly: maybe("monthly"), yearly: maybe("yearly"))
             if Int.random(in: 0..<3, using: &rng) == 0 {
                 let within = ["36h", "3d", "10d", "1m", "2m15d", "1y2m", "1y"].randomElement(using: &rng)!
                 arguments += ["--keep-within", within]
@@ -59,16 +64,23 @@ struct RetentionOracleTests {
     }
 
     @Test func carveKeepsExactlyWhatResticKeeps() throws {
-        let seed = ProcessInfo.processInfo.environment["CARVE_ORACLE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["CARVE_ORACLE_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
         var rng = SplitMix(seed: seed)
         let zone = try #require(TimeZone(identifier: Self.zone))
         let oracle = try ResticOracle(timeZone: Self.zone)
         let minute = 1, hour = 60, day = 1_440
         var times = Self.edges.map { (host: "edges", wallTime: $0) }
-        times += Self.walk(from: CivilTime(year: 2026, month: 3, day: 27), count: 40, gaps: [7 * minute, 40 * minute, 3 * hour, 9 * hour],
-                           in: zone, using: &rng).map { ("dense", $0) }
-        times += Self.walk(from: CivilTime(year: 2025, month: 12, day: 20), count: 35, gaps: [day, 3 * day, 12 * day, 40 * day],
-                           in: zone, using: &rng).map { ("sparse", $0) }
+        times += Self.walk(
+            from: CivilTime(year: 2026, month: 3, day: 27), count: 40,
+            gaps: [7 * minute, 40 * minute, 3 * hour, 9 * hour],
+            in: zone, using: &rng
+        ).map { ("dense", $0) }
+        times += Self.walk(
+            from: CivilTime(year: 2025, month: 12, day: 20), count: 35, gaps: [day, 3 * day, 12 * day, 40 * day],
+            in: zone, using: &rng
+        ).map { ("sparse", $0) }
         try oracle.backup(times)
         let snapshots = try oracle.snapshots()
         #expect(snapshots.count == times.count, "seed \(seed)")
@@ -86,12 +98,13 @@ struct RetentionOracleTests {
             }
             let onlyCarve = snapshots.filter { carveKept.contains($0.id) && !resticKept.contains($0.id) }
             let onlyRestic = snapshots.filter { resticKept.contains($0.id) && !carveKept.contains($0.id) }
-            #expect(onlyCarve.isEmpty && onlyRestic.isEmpty,
-                    """
-                    seed \(seed) round \(round) \(arguments.joined(separator: " ")): \
-                    kept only by carve \(onlyCarve.map { "\($0.host) \(DateText.iso8601($0.time, timeZone: zone))" }), \
-                    only by restic \(onlyRestic.map { "\($0.host) \(DateText.iso8601($0.time, timeZone: zone))" })
-                    """)
+            #expect(
+                onlyCarve.isEmpty && onlyRestic.isEmpty,
+                """
+                seed \(seed) round \(round) \(arguments.joined(separator: " ")): \
+                kept only by carve \(onlyCarve.map { "\($0.host) \(DateText.iso8601($0.time, timeZone: zone))" }), \
+                only by restic \(onlyRestic.map { "\($0.host) \(DateText.iso8601($0.time, timeZone: zone))" })
+                """)
         }
     }
 }

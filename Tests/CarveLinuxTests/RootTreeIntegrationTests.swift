@@ -23,8 +23,10 @@ struct RootTreeIntegrationTests {
         for (ours, theirs) in zip(bulk, reference) {
             #expect(ours.path == theirs.path, "subvolume \(ours.id)")
             #expect(ours.parentID == theirs.parentID, "subvolume \(ours.id)")
-            #expect(ours.uuid == theirs.uuid && ours.parentUUID == theirs.parentUUID && ours.receivedUUID == theirs.receivedUUID,
-                    "subvolume \(ours.id)")
+            #expect(
+                ours.uuid == theirs.uuid && ours.parentUUID == theirs.parentUUID
+                    && ours.receivedUUID == theirs.receivedUUID,
+                "subvolume \(ours.id)")
             #expect(ours.generation == theirs.generation && ours.readOnly == theirs.readOnly, "subvolume \(ours.id)")
             #expect(ours.created == theirs.created, "subvolume \(ours.id)")
         }
@@ -42,7 +44,10 @@ struct RootTreeIntegrationTests {
         try fs.snapshot("deep/er/still/data", "@home/nested/snap-of-deep")
         // A received snapshot carries a received UUID.
         try FileManager.default.createDirectory(atPath: fs.top + "/received", withIntermediateDirectories: true)
-        let send = try Shell.run(["bash", "-c", "btrfs -q send \"$1\" | btrfs -q receive \"$2\"", "-", fs.top + "/snaps/line\nbreak", fs.top + "/received"])
+        let send = try Shell.run([
+            "bash", "-c", "btrfs -q send \"$1\" | btrfs -q receive \"$2\"", "-", fs.top + "/snaps/line\nbreak",
+            fs.top + "/received",
+        ])
         #expect(send.status == 0, "\(send.stderr)")
         // One deleted and not yet cleaned: neither lists it.
         try fs.snapshot("@home", "snaps/deleted")

@@ -7,8 +7,10 @@ import Testing
 /// the `.snapshots/N` a test left without its snapshot are removed (snapper's
 /// delete-config trips on them), the config is deleted, and it is checked gone from
 /// /etc/snapper/configs and SNAPPER_CONFIGS: other configs are never touched.
-func withSnapperConfig(on disk: DeletionDisk, source: String = "data", set: [String] = [],
-                       _ body: (String) throws -> Void) throws {
+func withSnapperConfig(
+    on disk: DeletionDisk, source: String = "data", set: [String] = [],
+    _ body: (String) throws -> Void
+) throws {
     let config = "carvetest\(UInt32.random(in: 0..<UInt32.max))"
     try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", disk.mountpoint + "/" + source])
     defer { deleteSnapperConfig(config, snapshots: disk.mountpoint + "/" + source + "/.snapshots") }
@@ -24,7 +26,8 @@ private func deleteSnapperConfig(_ config: String, snapshots: String) {
     let deleted = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"])
     #expect(deleted?.status == 0, "snapper delete-config: \(deleted?.stderr ?? "did not run")")
     let file = "/etc/snapper/configs/" + config
-    let listed = (try? String(contentsOfFile: "/etc/default/snapper", encoding: .utf8))?
+    let listed =
+        (try? String(contentsOfFile: "/etc/default/snapper", encoding: .utf8))?
         .split(separator: "\n").first { $0.hasPrefix("SNAPPER_CONFIGS=") }.map(String.init) ?? ""
     #expect(!FileManager.default.fileExists(atPath: file), "\(file) is left")
     #expect(!listed.contains(config), "SNAPPER_CONFIGS still lists \(config): \(listed)")

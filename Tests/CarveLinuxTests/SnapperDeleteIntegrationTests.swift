@@ -12,14 +12,17 @@ struct SnapperDeleteIntegrationTests {
     }
 
     func create(_ config: String, _ description: String, userdata: String? = nil) throws {
-        try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", description]
-            + (userdata.map { ["--userdata", $0] } ?? []))
+        try Shell.check(
+            ["snapper", "--no-dbus", "-c", config, "create", "-d", description]
+                + (userdata.map { ["--userdata", $0] } ?? []))
     }
 
     /// The numbers `snapper list` shows, 0 (the current system) left out.
     func snapperNumbers(_ config: String) throws -> [Int] {
         try Shell.check(["snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns", "number"])
-            .split(separator: "\n").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 != 0 }.sorted()
+            .split(separator: "\n").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter {
+                $0 != 0
+            }.sorted()
     }
 
     /// `.snapshots/N` directories that hold their snapshot subvolume. Any other must be
@@ -30,8 +33,9 @@ struct SnapperDeleteIntegrationTests {
         let numbers = try FileManager.default.contentsOfDirectory(atPath: directory).compactMap(Int.init).sorted()
         let held = numbers.filter { subvolumes.contains("\(source)/.snapshots/\($0)/snapshot") }
         for number in numbers where !held.contains(number) {
-            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(number)").isEmpty,
-                    ".snapshots/\(number) is left without its subvolume, and is not empty")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(number)").isEmpty,
+                ".snapshots/\(number) is left without its subvolume, and is not empty")
         }
         return held
     }
@@ -90,13 +94,17 @@ struct SnapperDeleteIntegrationTests {
 struct SnapperNumberingIntegrationTests {
     /// Two configs, `data` (carve deletes there) and `other` (snapper does), each with
     /// six snapshots and the comparison caches `snapper status` leaves.
-    func withTwoConfigs(set: [String] = [], _ body: (DeletionDisk, _ ours: String, _ theirs: String) throws -> Void) throws {
+    func withTwoConfigs(
+        set: [String] = [], _ body: (DeletionDisk, _ ours: String, _ theirs: String) throws -> Void
+    ) throws {
         try withDeletionDisk { disk in
             try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/other"])
             try withSnapperConfig(on: disk, source: "data", set: set) { ours in
                 try withSnapperConfig(on: disk, source: "other", set: set) { theirs in
                     for config in [ours, theirs] {
-                        for index in 1...6 { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(index)"]) }
+                        for index in 1...6 {
+                            try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(index)"])
+                        }
                         for range in ["1..3", "2..6", "3..4", "4..5"] {
                             try Shell.check(["snapper", "--no-dbus", "-c", config, "status", range])
                         }
@@ -119,7 +127,9 @@ struct SnapperNumberingIntegrationTests {
             #expect(try directories(disk, "data").contains { $0.contains("filelist-") }, "snapper status left caches")
             for numbers in [["6", "2"], ["5"], ["3"]] { try delete(numbers, disk, ours, theirs) }
             #expect(try directories(disk, "data") == directories(disk, "other"))
-            for config in [ours, theirs] { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "next"]) }
+            for config in [ours, theirs] {
+                try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "next"])
+            }
             #expect(try highestNumber(ours) == highestNumber(theirs), "snapper gives both configs the same next number")
         }
     }
@@ -131,8 +141,12 @@ struct SnapperNumberingIntegrationTests {
             // 6, then 5 were the highest snapshot when deleted: both stay, empty, as snapper
             // 0.13.1 and later keep them; 2 and 3 go, with every cache that names them.
             #expect(left.filter { $0.hasSuffix(": ") } == ["5: ", "6: "], "\(left)")
-            #expect(!left.contains { $0.contains("2.") || $0.contains("3.") } && !left.contains { $0.hasPrefix("2:") || $0.hasPrefix("3:") }, "\(left)")
-            if try !snapperVersion().lexicographicallyPrecedes([0, 13, 1]) { #expect(try left == directories(disk, "other")) }
+            #expect(
+                !left.contains { $0.contains("2.") || $0.contains("3.") }
+                    && !left.contains { $0.hasPrefix("2:") || $0.hasPrefix("3:") }, "\(left)")
+            if try !snapperVersion().lexicographicallyPrecedes([0, 13, 1]) {
+                #expect(try left == directories(disk, "other"))
+            }
             try Shell.check(["snapper", "--no-dbus", "-c", ours, "create", "-d", "next"])
             #expect(try highestNumber(ours) == 7, "no number is given twice")
         }
@@ -142,7 +156,9 @@ struct SnapperNumberingIntegrationTests {
     func directories(_ disk: DeletionDisk, _ source: String) throws -> [String] {
         let base = disk.mountpoint + "/\(source)/.snapshots"
         return try FileManager.default.contentsOfDirectory(atPath: base).sorted().map { name in
-            name + ": " + (try FileManager.default.contentsOfDirectory(atPath: base + "/" + name)).sorted().joined(separator: ",")
+            name + ": "
+                + (try FileManager.default.contentsOfDirectory(atPath: base + "/" + name)).sorted().joined(
+                    separator: ",")
         }
     }
 

@@ -14,13 +14,16 @@ struct SnapperInterruptedDeletionTests {
     }
 
     func create(_ config: String, count: Int) throws {
-        for index in 1...count { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "carve test \(index)"]) }
+        for index in 1...count {
+            try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "carve test \(index)"])
+        }
     }
 
     /// `snapper list` (number first, then date, description…), the reference for what snapper sees.
     func snapperList(_ config: String) throws -> String {
         try Shell.check([
-            "snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns", "number,type,date,user,cleanup,description,userdata",
+            "snapper", "--no-dbus", "-c", config, "--csvout", "list", "--columns",
+            "number,type,date,user,cleanup,description,userdata",
         ])
     }
 
@@ -35,7 +38,9 @@ struct SnapperInterruptedDeletionTests {
                 let path = snapshots + "/" + name + "/" + entry
                 // Files.text, not String(contentsOfFile:): Foundation leaks its buffer
                 // reading an empty file (the marker), which LeakSanitizer reports.
-                entries[entry] = isSubvolume(path) ? "subvolume"
+                entries[entry] =
+                    isSubvolume(path)
+                    ? "subvolume"
                     : Files.text(path) ?? "unreadable"
             }
             tree[name] = entries
@@ -44,11 +49,14 @@ struct SnapperInterruptedDeletionTests {
     }
 
     /// The real backend's view of one snapper snapshot, as a deletion run has it.
-    func snapperSnapshot(_ number: Int, _ config: String, on disk: DeletionDisk) throws -> (BtrfsSnapshotBackend, Volume, Filesystem) {
+    func snapperSnapshot(
+        _ number: Int, _ config: String, on disk: DeletionDisk
+    ) throws -> (BtrfsSnapshotBackend, Volume, Filesystem) {
         let backend = BtrfsSnapshotBackend()
         let filesystem = try backend.filesystem(containing: disk.mountpoint)
         let listing = try backend.subvolumes(of: filesystem, sizes: .none)
-        let subvolume = try #require(listing.subvolumes.first { $0.metadata.config == config && $0.metadata.number == number })
+        let subvolume = try #require(
+            listing.subvolumes.first { $0.metadata.config == config && $0.metadata.number == number })
         return (backend, subvolume, filesystem)
     }
 
@@ -86,17 +94,23 @@ struct SnapperInterruptedDeletionTests {
 
             let dry = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--dry-run"])
             #expect(dry.status == 0, "\(dry.stderr)")
-            #expect(dry.stderr.contains(
-                "carve: would finish removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"), "\(dry.stderr)")
-            #expect(dry.stderr.contains("carve: would remove the deletion marker of snapper snapshot \(config):3 (\(snapshots)/3)"))
+            #expect(
+                dry.stderr.contains(
+                    "carve: would finish removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"
+                ), "\(dry.stderr)")
+            #expect(
+                dry.stderr.contains(
+                    "carve: would remove the deletion marker of snapper snapshot \(config):3 (\(snapshots)/3)"))
             #expect(!dry.stderr.contains("\(config):4"), "the unmarked directory is not carve's")
             #expect(try snapshotsTree(disk) == tree, "a dry run changes nothing")
             #expect(try disk.subvolumes() == subvolumes)
 
             let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains(
-                "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"), "\(run.stderr)")
+            #expect(
+                run.stderr.contains(
+                    "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"
+                ), "\(run.stderr)")
             var expected = tree
             expected["2"] = nil
             expected["3"]?[".carve-deleting"] = nil
@@ -104,7 +118,9 @@ struct SnapperInterruptedDeletionTests {
             #expect(try disk.subvolumes() == subvolumes.filter { $0 != "snaps/other" })
             #expect(try snapperList(config) == list, "snapper sees the same snapshots")
 
-            let again = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "plain", "--all", "--yes"])
+            let again = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "plain", "--all", "--yes",
+            ])
             #expect(!again.stderr.contains("interrupted run"), "nothing is left to finish: \(again.stderr)")
             #expect(try snapshotsTree(disk) == expected)
         }
@@ -131,8 +147,11 @@ struct SnapperInterruptedDeletionTests {
     /// subvolume's deletion, so the kill lands exactly in the window.
     func carveKilledAtUnlink(_ when: Int, _ arguments: [String], _ disk: DeletionDisk) throws -> Shell.Result {
         try Shell.run(
-            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e", "inject=unlinkat:signal=KILL:when=\(when)",
-             CarveBinary.path] + arguments,
+            [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e",
+                "inject=unlinkat:signal=KILL:when=\(when)",
+                CarveBinary.path,
+            ] + arguments,
             environment: ["CARVE_LOCK_FILE": disk.lockFile])
     }
 
@@ -163,12 +182,16 @@ struct SnapperInterruptedDeletionTests {
 
             let last = try disk.carve(["snapshots", "delete", "\(config):4", "--yes"])
             #expect(last.status == 0, "\(last.stderr)")
-            #expect(last.stderr.contains(
-                "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"),
+            #expect(
+                last.stderr.contains(
+                    "carve: finished removing the metadata of snapper snapshot \(config):2 (\(snapshots)/2) left by an interrupted run"
+                ),
                 "\(last.stderr)")
             expected["2"] = nil
             expected["4"] = nil
-            #expect(try snapshotsTree(disk) == expected, "2/ and 4/ are gone, 5/ (no marker) and the others are as they were")
+            #expect(
+                try snapshotsTree(disk) == expected,
+                "2/ and 4/ are gone, 5/ (no marker) and the others are as they were")
             #expect(try snapperList(config).split(separator: "\n") == withoutTwo.filter { !$0.hasPrefix("4,") })
         }
     }
@@ -179,7 +202,9 @@ struct SnapperInterruptedDeletionTests {
     @Test func killedAgainAndAgainNothingIsLeftHalfDone() throws {
         try withSnapper { disk, config in
             try create(config, count: 40)
-            let arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--all", "--yes"]
+            let arguments = [
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--all", "--yes",
+            ]
             for round in 1...4 {
                 let run = try disk.startCarve(arguments, afterDeletions: 2).run
                 kill(run.processIdentifier, SIGKILL)
@@ -188,8 +213,9 @@ struct SnapperInterruptedDeletionTests {
                 let left = try snapperList(config).split(separator: "\n").count - 2
                 #expect(left > 0 && left <= 40 - 2 * round, "round \(round): \(left) snapper snapshots left")
                 for (name, entries) in try snapshotsTree(disk) where entries["snapshot"] == nil {
-                    #expect(entries["info.xml"] == nil || entries[".carve-deleting"] != nil,
-                            "round \(round): \(name)/ has info.xml, no subvolume and no marker: \(entries.keys.sorted())")
+                    #expect(
+                        entries["info.xml"] == nil || entries[".carve-deleting"] != nil,
+                        "round \(round): \(name)/ has info.xml, no subvolume and no marker: \(entries.keys.sorted())")
                 }
             }
             let last = try disk.carve(arguments)
@@ -212,7 +238,9 @@ struct InterruptedDeletionHostileTests {
             let outside = disk.disk.directory + "/outside"
             try disk.snapshot("other")
             // A snapper-layout snapshot, so the listing shows this .snapshots.
-            try Shell.check(["python3", "-c", """
+            try Shell.check([
+                "python3", "-c",
+                """
                 import os, sys
                 layout, outside = sys.argv[1], sys.argv[2]
                 def tree(base, files):
@@ -230,20 +258,29 @@ struct InterruptedDeletionHostileTests {
                 open(os.fsencode(layout) + b"/1\\xff/.carve-deleting", "w").write("x")
                 os.makedirs(layout + "/11")
                 open(layout + "/11/info.xml", "w").write("<snapshot/>")
-                """, layout, outside])
-            try Shell.check(["btrfs", "-q", "subvolume", "snapshot", "-r", disk.mountpoint + "/data", layout + "/1/snapshot"])
+                """, layout, outside,
+            ])
+            try Shell.check([
+                "btrfs", "-q", "subvolume", "snapshot", "-r", disk.mountpoint + "/data", layout + "/1/snapshot",
+            ])
             let before = try Shell.check(["find", layout, outside, "-printf", "%p %y\\n"])
 
             let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains(
-                "carve: finished removing the metadata of snapper snapshot \(layout)/10 left by an interrupted run"), "\(run.stderr)")
-            #expect(run.stderr.contains("carve: removed the deletion marker of snapper snapshot \(layout)/8"), "\(run.stderr)")
+            #expect(
+                run.stderr.contains(
+                    "carve: finished removing the metadata of snapper snapshot \(layout)/10 left by an interrupted run"),
+                "\(run.stderr)")
+            #expect(
+                run.stderr.contains("carve: removed the deletion marker of snapper snapshot \(layout)/8"),
+                "\(run.stderr)")
             let expected = before.split(separator: "\n").filter {
                 !$0.hasPrefix("\(layout)/10") && !$0.hasPrefix("\(layout)/8/.carve-deleting f")
             }
-            #expect(try Shell.check(["find", layout, outside, "-printf", "%p %y\\n"]).split(separator: "\n") == expected,
-                    "only 10/ and 8's marker are gone: the symlink, its target, 9's directory named like the marker, the non-UTF-8 name and the unmarked 11 stay")
+            #expect(
+                try Shell.check(["find", layout, outside, "-printf", "%p %y\\n"]).split(separator: "\n") == expected,
+                "only 10/ and 8's marker are gone: the symlink, its target, 9's directory named like the marker, the non-UTF-8 name and the unmarked 11 stay"
+            )
         }
     }
 }

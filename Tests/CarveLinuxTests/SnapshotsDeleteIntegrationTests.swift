@@ -18,22 +18,38 @@ struct SnapshotsDeleteIntegrationTests {
             for name in ["new.1", "new.2", "new.3"] { try disk.snapshot(name) }
             try disk.snapshot("other.1", of: "other")
             func delete(_ options: [String]) throws -> [String] {
-                let result = try disk.carve(["snapshots", "delete", "--filesystem", mnt] + options + ["--yes", "--json"])
+                let result = try disk.carve(
+                    ["snapshots", "delete", "--filesystem", mnt] + options + ["--yes", "--json"])
                 #expect(result.status == 0, "\(options): \(result.stderr)")
                 return try disk.subvolumes()
             }
-            #expect(try delete(["--match", "new.3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2", "snaps/other.1"])
-            #expect(try delete(["--source", mnt + "/other"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2"])
-            #expect(try delete(["--before", boundary, "--keep-last", "3"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2"])
+            #expect(
+                try delete(["--match", "new.3"]) == [
+                    "data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2", "snaps/other.1",
+                ])
+            #expect(
+                try delete(["--source", mnt + "/other"]) == [
+                    "data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.1", "snaps/old.2",
+                ])
+            #expect(
+                try delete(["--before", boundary, "--keep-last", "3"]) == [
+                    "data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2",
+                ])
             // --older-than reads the manager's date: a btrbk name from 2020 is years old
             // whatever its otime, and nothing else here is a year old.
             try disk.snapshot("data.20200101T1200")
-            #expect(try delete(["--older-than", "1y"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2"])
-            #expect(try delete(["--before", boundary, "--manager", "plain"]) == ["data", "other", "snaps/new.1", "snaps/new.2"])
+            #expect(
+                try delete(["--older-than", "1y"]) == ["data", "other", "snaps/new.1", "snaps/new.2", "snaps/old.2"])
+            #expect(
+                try delete(["--before", boundary, "--manager", "plain"]) == [
+                    "data", "other", "snaps/new.1", "snaps/new.2",
+                ])
             #expect(try delete(["--after", boundary, "--keep-last", "1"]) == ["data", "other", "snaps/new.2"])
             // The plain subvolumes survive --all: they are not snapshots.
             #expect(try delete(["--all"]) == ["data", "other"])
-            #expect(try disk.carve(["snapshots", "delete", "--filesystem", mnt, "--all", "--yes"]).stdout == "no snapshots matched\n")
+            #expect(
+                try disk.carve(["snapshots", "delete", "--filesystem", mnt, "--all", "--yes"]).stdout
+                    == "no snapshots matched\n")
         }
     }
 
@@ -41,15 +57,23 @@ struct SnapshotsDeleteIntegrationTests {
         try withDeletionDisk { disk in
             for name in ["s1", "s2", "s3"] { try disk.snapshot(name) }
             let elsewhere = try disk.disk.mount(disk.disk.device, options: "subvol=snaps/s2", name: "elsewhere")
-            let named = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/s2", disk.mountpoint + "/snaps/s3", "--yes"])
+            let named = try disk.carve([
+                "snapshots", "delete", disk.mountpoint + "/snaps/s2", disk.mountpoint + "/snaps/s3", "--yes",
+            ])
             #expect(named.status == 4, "\(named.stderr)")
             // Named by its path on the filesystem, not by the mount that makes it busy.
-            #expect(named.stderr.contains("\(disk.mountpoint)/snaps/s2: subvolume is mounted at \(elsewhere) (EBUSY)"), "\(named.stderr)")
+            #expect(
+                named.stderr.contains("\(disk.mountpoint)/snaps/s2: subvolume is mounted at \(elsewhere) (EBUSY)"),
+                "\(named.stderr)")
             #expect(try disk.subvolumes() == ["data", "snaps/s1", "snaps/s2"])
-            let all = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"])
+            let all = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json",
+            ])
             #expect(all.status == 0, "\(all.stderr)")
             let json = try DeletionDisk.json(all)
-            #expect((json["protected"] as? [[String: Any]])?.first?["reason"] as? String == "subvolume is mounted at \(elsewhere) (EBUSY)")
+            #expect(
+                (json["protected"] as? [[String: Any]])?.first?["reason"] as? String
+                    == "subvolume is mounted at \(elsewhere) (EBUSY)")
             #expect(try disk.subvolumes() == ["data", "snaps/s2"])
             #expect(FileManager.default.fileExists(atPath: elsewhere + "/"))
         }
@@ -59,7 +83,9 @@ struct SnapshotsDeleteIntegrationTests {
         try withDeletionDisk { disk in
             for name in ["s1", "s2"] { try disk.snapshot(name) }
             try Shell.check(["btrfs", "subvolume", "set-default", disk.mountpoint + "/snaps/s1"])
-            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--syslog", "--json"])
+            let result = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--syslog", "--json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let protected = try DeletionDisk.json(result)["protected"] as? [[String: Any]] ?? []
             #expect(protected.first?["reason"] as? String == "it is the filesystem's default subvolume")
@@ -72,7 +98,9 @@ struct SnapshotsDeleteIntegrationTests {
 
     @Test func nestedSubvolumesNeedRecursive() throws {
         try withDeletionDisk { disk in
-            try Shell.check(["btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw"])
+            try Shell.check([
+                "btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw",
+            ])
             try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/snaps/rw/inner"])
             let refused = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/rw", "--yes"])
             #expect(refused.status == 1)
@@ -96,7 +124,9 @@ struct SnapshotsDeleteIntegrationTests {
             #expect(first.status == 0, "\(first.stderr)")
             // @home is still in it: timeshift's directory and info.json stay.
             #expect(FileManager.default.fileExists(atPath: directory + "/info.json"))
-            let rest = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "timeshift", "--yes"])
+            let rest = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "timeshift", "--yes",
+            ])
             #expect(rest.status == 0, "\(rest.stderr)")
             #expect(rest.stderr.contains("removed its timeshift metadata \(directory)"))
             #expect(!FileManager.default.fileExists(atPath: directory))
@@ -142,10 +172,15 @@ struct SnapshotsDeleteIntegrationTests {
 
             let second = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
             #expect(second.status == 75, "\(second.stderr)")
-            #expect(second.stderr.split(separator: "\n").last == "carve: another carve (pid \(pid)) holds \(disk.lockFile): it is deleting snapshots; nothing deleted (--lock-timeout SECONDS waits for it)")
+            #expect(
+                second.stderr.split(separator: "\n").last
+                    == "carve: another carve (pid \(pid)) holds \(disk.lockFile): it is deleting snapshots; nothing deleted (--lock-timeout SECONDS waits for it)"
+            )
             #expect(try disk.subvolumes().count == 21, "the refused run deleted nothing")
 
-            let waiting = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--lock-timeout", "30"])
+            let waiting = try disk.startCarve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--lock-timeout", "30",
+            ])
             usleep(300_000)
             #expect(waiting.isRunning, "--lock-timeout waits while the lock is held")
             holder.release()
@@ -160,13 +195,17 @@ struct SnapshotsDeleteIntegrationTests {
         try withDeletionDisk(quotas: true) { disk in
             for index in 1...300 { try disk.snapshot("s\(index)", mebibytes: index % 50 == 0 ? 1 : 0) }
             // SIGKILL as soon as the audit trail shows five deletions: in the middle of the run.
-            let run = try disk.startCarve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"], afterDeletions: 5).run
+            let run = try disk.startCarve(
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"], afterDeletions: 5
+            ).run
             kill(run.processIdentifier, SIGKILL)
             run.waitUntilExit()
             #expect(run.terminationReason == .uncaughtSignal, "the run ended before it was killed")
             let left = try disk.subvolumes().count
             #expect(left > 1 && left < 301, "\(left) subvolumes left")
-            let again = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"])
+            let again = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json",
+            ])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(DeletionDisk.ids(try DeletionDisk.json(again)["deleted"]).count == left - 1)
             #expect(try disk.subvolumes() == ["data"])
@@ -185,7 +224,9 @@ struct SnapshotsDeleteIntegrationTests {
             let output = started.stdout.fileHandleForReading.readDataToEndOfFile()
             seen += String(decoding: started.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             run.waitUntilExit()
-            #expect(run.terminationReason == .exit && run.terminationStatus == 130, "\(run.terminationStatus): \(seen.suffix(300))")
+            #expect(
+                run.terminationReason == .exit && run.terminationStatus == 130,
+                "\(run.terminationStatus): \(seen.suffix(300))")
             #expect(seen.contains("carve: interrupted: stopping after the snapshot being deleted"))
             let json = try DeletionDisk.json(String(decoding: output, as: UTF8.self))
             #expect(json["interrupted"] as? Bool == true)
@@ -201,7 +242,9 @@ struct SnapshotsDeleteIntegrationTests {
             for index in 1...6 { try disk.snapshot("s\(index)", mebibytes: 16 + index, exclusive: true) }
             try Shell.check(["sync"])
             try Shell.check(["btrfs", "quota", "rescan", "-w", disk.mountpoint])
-            let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait", "--json"])
+            let result = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--wait", "--json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let json = try DeletionDisk.json(result)
             let estimated = try #require(json["estimated_reclaim"] as? Int)
@@ -219,10 +262,13 @@ struct LocateIntegrationTests {
     @Test func statfsGivesTheSubvolumeOfEveryPath() throws {
         try withDeletionDisk { disk in
             for name in ["s1", "s2"] { try disk.snapshot(name) }
-            try FileManager.default.createDirectory(atPath: disk.mountpoint + "/snaps/s1/../plain-dir", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: disk.mountpoint + "/snaps/s1/../plain-dir", withIntermediateDirectories: true)
             let backend = BtrfsSnapshotBackend()
             let mounted = try backend.mountedFilesystems()
-            let ids = try Shell.check(["btrfs", "subvolume", "list", disk.mountpoint]).split(separator: "\n").reduce(into: [String: UInt64]()) {
+            let ids = try Shell.check(["btrfs", "subvolume", "list", disk.mountpoint]).split(separator: "\n").reduce(
+                into: [String: UInt64]()
+            ) {
                 let fields = $1.split(separator: " ")
                 $0[String(fields.last!)] = UInt64(fields[1])
             }

@@ -19,11 +19,16 @@ struct SnapshotsListIntegrationTests {
         }
         deinit { disk.cleanup() }
 
-        func subvolume(_ path: String) throws { try Shell.check(["btrfs", "-q", "subvolume", "create", top + "/" + path]) }
+        func subvolume(_ path: String) throws {
+            try Shell.check(["btrfs", "-q", "subvolume", "create", top + "/" + path])
+        }
         func snapshot(_ source: String, _ path: String, readOnly: Bool = true) throws {
             let directory = (top + "/" + path as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try Shell.check(["btrfs", "-q", "subvolume", "snapshot"] + (readOnly ? ["-r"] : []) + [top + "/" + source, top + "/" + path])
+            try Shell.check(
+                ["btrfs", "-q", "subvolume", "snapshot"] + (readOnly ? ["-r"] : []) + [
+                    top + "/" + source, top + "/" + path,
+                ])
         }
         func write(_ path: String, _ text: String) throws {
             try Data(text.utf8).write(to: URL(fileURLWithPath: top + "/" + path))
@@ -34,9 +39,9 @@ struct SnapshotsListIntegrationTests {
             for line in try Shell.check(["btrfs", "subvolume", "list", "-u", "-q", mountpoint]).split(separator: "\n") {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
                 guard let id = fields.firstIndex(of: "ID").flatMap({ UInt64(fields[$0 + 1]) }),
-                      let parent = fields.firstIndex(of: "parent_uuid").map({ fields[$0 + 1] }),
-                      let uuid = fields.firstIndex(of: "uuid").map({ fields[$0 + 1] }),
-                      let path = line.range(of: " path ").map({ String(line[$0.upperBound...]) })
+                    let parent = fields.firstIndex(of: "parent_uuid").map({ fields[$0 + 1] }),
+                    let uuid = fields.firstIndex(of: "uuid").map({ fields[$0 + 1] }),
+                    let path = line.range(of: " path ").map({ String(line[$0.upperBound...]) })
                 else { continue }
                 result[id] = (path, uuid, parent == "-" ? nil : parent)
             }
@@ -63,8 +68,9 @@ struct SnapshotsListIntegrationTests {
         try fs.snapshot("@home", "btrbk/home.20261101T1200")
         try fs.snapshot("@home", "btrbk/home.20261101T1200_1")
         try fs.snapshot("@", "timeshift-btrfs/snapshots/2026-11-01_12-00-01/@")
-        try fs.write("timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json",
-                     #"{"created":"1793534401","tags":"O D","comments":"before upgrade"}"#)
+        try fs.write(
+            "timeshift-btrfs/snapshots/2026-11-01_12-00-01/info.json",
+            #"{"created":"1793534401","tags":"O D","comments":"before upgrade"}"#)
         try fs.snapshot("@", "timeshift-btrfs/snapshots/2026-11-02_12-00-01/@")
         try fs.write("timeshift-btrfs/snapshots/2026-11-02_12-00-01/info.json", #"{"created": "#)
         try fs.snapshot("@home", "@home/nested-snapshot")
@@ -89,18 +95,26 @@ struct SnapshotsListIntegrationTests {
         #expect(byPath["snaps/home-1"]?["source"] as? String == fs.top + "/@home")
         #expect(byPath["snaps/home-writable"]?["readonly"] as? Bool == false)
         let timeshift = byPath["timeshift-btrfs/snapshots/2026-11-01_12-00-01/@"]
-        #expect(timeshift?["manager"] as? String == "timeshift" && timeshift?["description"] as? String == "before upgrade")
+        #expect(
+            timeshift?["manager"] as? String == "timeshift" && timeshift?["description"] as? String == "before upgrade")
         #expect(timeshift?["tags"] as? [String] == ["O", "D"])
         #expect(byPath["timeshift-btrfs/snapshots/2026-11-02_12-00-01/@"]?["manager"] as? String == "plain")
-        #expect(stderr.contains("carve: warning: cannot use \(fs.top)/timeshift-btrfs/snapshots/2026-11-02_12-00-01/info.json: not valid JSON"))
+        #expect(
+            stderr.contains(
+                "carve: warning: cannot use \(fs.top)/timeshift-btrfs/snapshots/2026-11-02_12-00-01/info.json: not valid JSON"
+            ))
         // A snapshot of a subvolume with a nested one: the nested subvolume is not copied, the snapshot is listed.
         #expect(byPath["@home/nested-snapshot"]?["source"] as? String == fs.top + "/@home")
         #expect(byPath["@home/nested-snapshot"]?["nested"] as? Bool == false)
 
         // --all-subvolumes adds the plain ones, marked; ids and paths equal btrfs-progs for every subvolume.
         let all = try list([fs.top, "--all-subvolumes"])
-        #expect(Dictionary(uniqueKeysWithValues: all.snapshots.map { (($0["id"] as? NSNumber)?.uint64Value ?? 0, $0["subvolume_path"] as? String ?? "") })
-            == reference.mapValues(\.path))
+        #expect(
+            Dictionary(
+                uniqueKeysWithValues: all.snapshots.map {
+                    (($0["id"] as? NSNumber)?.uint64Value ?? 0, $0["subvolume_path"] as? String ?? "")
+                })
+                == reference.mapValues(\.path))
         let home = all.snapshots.first { $0["subvolume_path"] as? String == "@home" }
         #expect(home?["snapshot"] as? Bool == false && home?["manager"] is NSNull && home?["nested"] as? Bool == true)
     }
@@ -123,8 +137,9 @@ struct SnapshotsListIntegrationTests {
         #expect(outside["filesystem"] as? String == home)
         let inside = try #require(snapshots.first { $0["subvolume_path"] as? String == "@home/.inner" })
         #expect(inside["reachable"] as? Bool == true && inside["path"] as? String == home + "/.inner")
-        #expect(Set(snapshots.compactMap { ($0["id"] as? NSNumber)?.uint64Value })
-            == Set(reference.filter { $0.value.parent != nil }.keys))
+        #expect(
+            Set(snapshots.compactMap { ($0["id"] as? NSNumber)?.uint64Value })
+                == Set(reference.filter { $0.value.parent != nil }.keys))
 
         let table = try Shell.run([Self.carve, "snapshots", "list", home, "--output", "ID,PATH"])
         #expect(table.stdout.contains("<FS_TREE>/snaps/home.20261101 (not mounted)"))
@@ -135,7 +150,8 @@ struct SnapshotsListIntegrationTests {
         try fs.subvolume("@home")
         try fs.snapshot("@home", "snaps/a")
         let again = try fs.disk.mount(fs.disk.device, name: "again")
-        let uuid = try Shell.check(["blkid", "-p", "-s", "UUID", "-o", "value", fs.disk.device]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let uuid = try Shell.check(["blkid", "-p", "-s", "UUID", "-o", "value", fs.disk.device]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         for arguments in [[fs.top, again, again + "/snaps"], []] {
             let (snapshots, stderr, _) = try list(arguments)
             let ours = snapshots.filter { $0["fsuuid"] as? String == uuid }
@@ -157,23 +173,34 @@ struct SnapshotsListIntegrationTests {
         var removed = false
         defer { if !removed { _ = try? removeConfig() } }
         try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "first one"])
-        try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "keep me", "--userdata", "important=yes"])
-        let pre = try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-t", "pre", "-p", "-d", "before install"])
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-t", "post", "--pre-number", pre, "-d", "after install"])
+        try Shell.check([
+            "snapper", "--no-dbus", "-c", config, "create", "-d", "keep me", "--userdata", "important=yes",
+        ])
+        let pre = try Shell.check([
+            "snapper", "--no-dbus", "-c", config, "create", "-t", "pre", "-p", "-d", "before install",
+        ])
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Shell.check([
+            "snapper", "--no-dbus", "-c", config, "create", "-t", "post", "--pre-number", pre, "-d", "after install",
+        ])
         try fs.snapshot("data", "data/.snapshots/6/snapshot")
         try fs.write("data/.snapshots/6/info.xml", "<snapshot><type>single</type>")
 
         let (snapshots, stderr, status) = try list([fs.top])
         #expect(status == 0, "\(stderr)")
         // snapper's own account: number, type, pre number, description, userdata.
-        let snapperList = try Shell.check(["snapper", "--no-dbus", "-c", config, "list", "--columns", "number,type,pre-number,description,userdata"])
-        let rows = snapperList.split(separator: "\n").dropFirst(2).map { $0.split(separator: "|", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) } }.filter { $0.first != "0" }
+        let snapperList = try Shell.check([
+            "snapper", "--no-dbus", "-c", config, "list", "--columns", "number,type,pre-number,description,userdata",
+        ])
+        let rows = snapperList.split(separator: "\n").dropFirst(2).map {
+            $0.split(separator: "|", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }.filter { $0.first != "0" }
         #expect(rows.count == 4)
         for row in rows {
             let number = Int(row[0])
-            let snapshot = try #require(snapshots.first { $0["manager"] as? String == "snapper" && ($0["number"] as? Int) == number })
+            let snapshot = try #require(
+                snapshots.first { $0["manager"] as? String == "snapper" && ($0["number"] as? Int) == number })
             #expect(snapshot["config"] as? String == config)
             #expect(snapshot["type"] as? String == row[1])
             #expect(snapshot["description"] as? String == row[3])
@@ -217,7 +244,8 @@ struct SnapshotsListIntegrationTests {
         for line in try Shell.check(["btrfs", "qgroup", "show", "--raw", fs.top]).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 3, fields[0].hasPrefix("0/"), let id = UInt64(fields[0].dropFirst(2)),
-                  let rfer = UInt64(fields[1]), let excl = UInt64(fields[2]) else { continue }
+                let rfer = UInt64(fields[1]), let excl = UInt64(fields[2])
+            else { continue }
             qgroups[id] = (rfer, excl)
         }
         let on = try list([fs.top, "--sizes", "quota"])
@@ -240,7 +268,9 @@ struct SnapshotsListIntegrationTests {
         try Shell.check(["btrfs", "filesystem", "sync", fs.top])
         let stale = try list([fs.top, "--sizes", "quota"])
         #expect(stale.snapshots.allSatisfy { $0["exclusive"] is NSNull })
-        #expect(stale.stderr.contains("carve: quotas on \(fs.top) are inconsistent: sizes unknown (btrfs quota rescan fixes it)"))
+        #expect(
+            stale.stderr.contains(
+                "carve: quotas on \(fs.top) are inconsistent: sizes unknown (btrfs quota rescan fixes it)"))
         // auto never shows stale quota numbers: it reads the extents instead.
         let exact = try list([fs.top])
         #expect(exact.snapshots.map { $0["exclusive"] as? Int } == [3 << 20, 0], "\(exact.stderr)")
@@ -271,11 +301,16 @@ struct SnapshotsListIntegrationTests {
         try fs.subvolume("@home")
         try fs.snapshot("@home", "snaps/1")
         try fs.snapshot("@home", "private/2")
-        for path in [fs.disk.directory, fs.top] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+        for path in [fs.disk.directory, fs.top] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: fs.top + "/private")
-        let asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Self.carve, "snapshots", "list", fs.top]
+        let asNobody = [
+            "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Self.carve, "snapshots", "list", fs.top,
+        ]
         let result = try Shell.run(asNobody + ["--json"])
-        try #require(result.status != 126 && !result.stderr.contains("Permission denied"), "nobody cannot run \(Self.carve)")
+        try #require(
+            result.status != 126 && !result.stderr.contains("Permission denied"), "nobody cannot run \(Self.carve)")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let paths = (object?["snapshots"] as? [[String: Any]])?.compactMap { $0["subvolume_path"] as? String }

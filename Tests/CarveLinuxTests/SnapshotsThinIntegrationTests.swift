@@ -16,7 +16,9 @@ struct SnapshotsThinIntegrationTests {
             let result = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "20M", "--yes", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try disk.subvolumes() == ["data", "snaps/s4", "snaps/s5", "snaps/s6"])
-            let largest = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "1M", "--order", "largest", "--yes"])
+            let largest = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--free", "1M", "--order", "largest", "--yes",
+            ])
             #expect(largest.status == 0, "\(largest.stderr)")
             #expect(try disk.subvolumes().count == 3)
         }
@@ -28,9 +30,12 @@ struct SnapshotsThinIntegrationTests {
         try withDeletionDisk { disk in
             for index in 1...4 { try disk.snapshot("s\(index)", mebibytes: 8, exclusive: true) }
             try Shell.check(["sync"])
-            let quota = try disk.carve(["snapshots", "thin", disk.mountpoint, "--free", "1M", "--sizes", "quota", "--yes"])
+            let quota = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--free", "1M", "--sizes", "quota", "--yes",
+            ])
             #expect(quota.status == 1)
-            #expect(quota.stderr.contains("cannot estimate") && !quota.stderr.contains("quota enable"), "\(quota.stderr)")
+            #expect(
+                quota.stderr.contains("cannot estimate") && !quota.stderr.contains("quota enable"), "\(quota.stderr)")
             #expect(try disk.subvolumes().count == 5)
             let listed = try DeletionDisk.json(try disk.carve(["snapshots", "list", disk.mountpoint, "--json"]))
             let sizes = (listed["snapshots"] as? [[String: Any]] ?? []).map { $0["exclusive"] as? Int }

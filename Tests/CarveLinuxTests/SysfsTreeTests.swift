@@ -13,23 +13,28 @@ import CarveTestSupport
     let disk = "sys/devices/pci0000:00/0000:00:05.0/block/sda"
 
     @Test func readsADiskAndItsPartitionLikeTheKernelLaysThemOut() throws {
-        let root = try tree([
-            "\(disk)/dev": "8:0\n", "\(disk)/size": "41943040\n", "\(disk)/ro": "0\n", "\(disk)/removable": "1\n",
-            "\(disk)/queue/rotational": "1\n", "\(disk)/queue/logical_block_size": "4096\n",
-            "\(disk)/device/model": "QEMU HARDDISK   \n", "\(disk)/device/serial": "QM00001\n",
-            "\(disk)/sda2/dev": "8:2\n", "\(disk)/sda2/size": "2048\n", "\(disk)/sda2/ro": "1\n",
-            "\(disk)/sda2/partition": "2\n", "\(disk)/sda2/start": "4096\n",
-            "\(disk)/sda2/holders/dm-0": "", "\(disk)/sda2/holders/dm-1": "",
-        ], links: [
-            "sys/class/block/sda": "../../devices/pci0000:00/0000:00:05.0/block/sda",
-            "sys/class/block/sda2": "../../devices/pci0000:00/0000:00:05.0/block/sda/sda2",
-        ])
+        let root = try tree(
+            [
+                "\(disk)/dev": "8:0\n", "\(disk)/size": "41943040\n", "\(disk)/ro": "0\n", "\(disk)/removable": "1\n",
+                "\(disk)/queue/rotational": "1\n", "\(disk)/queue/logical_block_size": "4096\n",
+                "\(disk)/device/model": "QEMU HARDDISK   \n", "\(disk)/device/serial": "QM00001\n",
+                "\(disk)/sda2/dev": "8:2\n", "\(disk)/sda2/size": "2048\n", "\(disk)/sda2/ro": "1\n",
+                "\(disk)/sda2/partition": "2\n", "\(disk)/sda2/start": "4096\n",
+                "\(disk)/sda2/holders/dm-0": "", "\(disk)/sda2/holders/dm-1": "",
+            ],
+            links: [
+                "sys/class/block/sda": "../../devices/pci0000:00/0000:00:05.0/block/sda",
+                "sys/class/block/sda2": "../../devices/pci0000:00/0000:00:05.0/block/sda/sda2",
+            ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let sysfs = SysfsTree(host: HostRoot(root))
         let sda = try #require(try sysfs.attributes(of: "sda"))
-        #expect(sda == SysfsDevice(
-            number: DeviceNumber(major: 8, minor: 0), size: 41943040 * 512, logicalBlockSize: 4096, readOnly: false,
-            removable: true, rotational: true, model: "QEMU HARDDISK", serial: "QM00001"))
+        #expect(
+            sda
+                == SysfsDevice(
+                    number: DeviceNumber(major: 8, minor: 0), size: 41943040 * 512, logicalBlockSize: 4096,
+                    readOnly: false,
+                    removable: true, rotational: true, model: "QEMU HARDDISK", serial: "QM00001"))
         let sda2 = try #require(try sysfs.attributes(of: "sda2"))
         #expect(sda2.parent == "sda")
         #expect(sda2.start == 4096)
@@ -60,7 +65,8 @@ import CarveTestSupport
     /// lsblk shows an md array's TYPE as its level (lsblk-cmd get_type reads md/level).
     @Test func readsAnMdArraysLevel() throws {
         let root = try tree([
-            "sys/class/block/md0/dev": "9:0", "sys/class/block/md0/size": "2048", "sys/class/block/md0/md/level": "raid1\n",
+            "sys/class/block/md0/dev": "9:0", "sys/class/block/md0/size": "2048",
+            "sys/class/block/md0/md/level": "raid1\n",
             "sys/class/block/md0/slaves/sda": "", "sys/class/block/md0/slaves/sdb": "",
             "sys/class/block/md1/dev": "9:1", "sys/class/block/md1/size": "0",
         ])
@@ -97,10 +103,12 @@ import CarveTestSupport
             "ID_SERIAL": "QEMU_HARDDISK_QM00001", "ID_SERIAL_SHORT": "QM00001",
         ]
         let properties = UdevPropertySource.properties(from: { record[$0] })
-        #expect(properties == DeviceProperties(
-            fsType: "ext4", fsVersion: "1.0", uuid: "8bc12745-22cf", label: "my data", partUUID: "a8ab0669",
-            partType: "0fc63daf", partLabel: "EFI System", partNumber: 1, ptType: "gpt", ptUUID: "84497f95",
-            model: "QEMU HARDDISK", serial: "QM00001"))
+        #expect(
+            properties
+                == DeviceProperties(
+                    fsType: "ext4", fsVersion: "1.0", uuid: "8bc12745-22cf", label: "my data", partUUID: "a8ab0669",
+                    partType: "0fc63daf", partLabel: "EFI System", partNumber: 1, ptType: "gpt", ptUUID: "84497f95",
+                    model: "QEMU HARDDISK", serial: "QM00001"))
     }
 
     @Test func aMalformedPartitionNumberIsUnknown() {

@@ -20,7 +20,10 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             try Shell.check(["btrfs", "-q", "subvolume", "create", disk.mountpoint + "/home"])
         }
         for name in subvolumes {
-            try Shell.check(["btrfs", "-q", "subvolume", "snapshot", "-r", disk.mountpoint + (name == "@" ? "/data" : "/home"), directory + "/" + name])
+            try Shell.check([
+                "btrfs", "-q", "subvolume", "snapshot", "-r", disk.mountpoint + (name == "@" ? "/data" : "/home"),
+                directory + "/" + name,
+            ])
         }
         try #"{"created": "1793534401", "tags": "D", "comments": "carve test \#(date)"}"#
             .write(toFile: directory + "/info.json", atomically: false, encoding: .utf8)
@@ -53,8 +56,11 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
     /// every `@…` of DATE is deleted, so the kill lands exactly in the window.
     func carveKilledAtUnlink(_ when: Int, _ arguments: [String], _ disk: DeletionDisk) throws -> Shell.Result {
         try Shell.run(
-            ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e", "inject=unlinkat:signal=KILL:when=\(when)",
-             CarveBinary.path] + arguments,
+            [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e",
+                "inject=unlinkat:signal=KILL:when=\(when)",
+                CarveBinary.path,
+            ] + arguments,
             environment: ["CARVE_LOCK_FILE": disk.lockFile])
     }
 
@@ -73,18 +79,23 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             let orphan = try timeshift(disk, "2026-11-02_12-00-01", [])
             let original = try tree(disk)
 
-            let killed = try carveKilledAtUnlink(1, ["snapshots", "delete", killedDate + "/@", killedDate + "/@home", "--yes"], disk)
+            let killed = try carveKilledAtUnlink(
+                1, ["snapshots", "delete", killedDate + "/@", killedDate + "/@home", "--yes"], disk)
             #expect(killed.status == SIGKILL, "\(killed.status): \(killed.stderr)")
             var expected = original
             let marker = try #require(try tree(disk)["2026-11-01_12-00-01"]?[".carve-deleting"], "no marker in DATE/")
             #expect(marker.contains("is deleting subvolume"), "\(marker)")
-            expected["2026-11-01_12-00-01"] = ["info.json": original["2026-11-01_12-00-01"]!["info.json"]!, ".carve-deleting": marker]
+            expected["2026-11-01_12-00-01"] = [
+                "info.json": original["2026-11-01_12-00-01"]!["info.json"]!, ".carve-deleting": marker,
+            ]
             #expect(try tree(disk) == expected, "DATE/ keeps info.json and the marker, its @ and @home are gone")
             let subvolumes = try disk.subvolumes()
             #expect(!subvolumes.contains { $0.hasPrefix(Self.snapshots + "/2026-11-01_12-00-01/") })
 
             let listed = try disk.carve(["snapshots", "list", disk.mountpoint, "--manager", "timeshift", "--json"])
-            #expect(!listed.stdout.contains("2026-11-01_12-00-01"), "carve's listing cannot see it: only the marker finds it")
+            #expect(
+                !listed.stdout.contains("2026-11-01_12-00-01"),
+                "carve's listing cannot see it: only the marker finds it")
 
             let dry = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--dry-run"])
             #expect(dry.status == 0, "\(dry.stderr)")
@@ -94,7 +105,8 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             #expect(try disk.subvolumes() == subvolumes)
 
             // The next run is killed while finishing DATE/, between its info.json and its marker.
-            let again = try carveKilledAtUnlink(2, ["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"], disk)
+            let again = try carveKilledAtUnlink(
+                2, ["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"], disk)
             #expect(again.status == SIGKILL, "\(again.status): \(again.stderr)")
             expected["2026-11-01_12-00-01"] = [".carve-deleting": marker]
             #expect(try tree(disk) == expected, "only the marker is left in DATE/")
@@ -104,11 +116,15 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             #expect(last.status == 0, "\(last.stderr)")
             #expect(last.stderr.contains(finished(killedDate)), "\(last.stderr)")
             expected["2026-11-01_12-00-01"] = nil
-            #expect(try tree(disk) == expected, "DATE/ is gone; the unmarked orphan and the intact snapshot are as they were")
+            #expect(
+                try tree(disk) == expected,
+                "DATE/ is gone; the unmarked orphan and the intact snapshot are as they were")
             #expect(try disk.subvolumes() == subvolumes.filter { $0 != "snaps/other" })
 
             let quiet = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/another", "--yes"])
-            #expect(quiet.status == 0 && !quiet.stderr.contains("interrupted run"), "nothing is left to finish: \(quiet.stderr)")
+            #expect(
+                quiet.status == 0 && !quiet.stderr.contains("interrupted run"),
+                "nothing is left to finish: \(quiet.stderr)")
             #expect(try tree(disk) == expected)
         }
     }
@@ -122,7 +138,9 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
     func killedAgainAndAgainNothingIsLeftHalfDone() throws {
         try withDeletionDisk { disk in
             for index in 0..<30 { _ = try timeshift(disk, String(format: "2026-11-01_12-00-%02d", index)) }
-            let arguments = ["snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "timeshift", "--all", "--yes"]
+            let arguments = [
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "timeshift", "--all", "--yes",
+            ]
             var left = 60
             for round in 1...4 {
                 // A run lists with ~14 ioctls and one per DATE, then spends 3 per subvolume
@@ -131,13 +149,18 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
                 let call = round.isMultiple(of: 2) ? "unlinkat" : "ioctl"
                 let when = call == "ioctl" ? Int.random(in: 10...(10 + left)) : Int.random(in: 1...max(1, left / 2))
                 let killed = try Shell.run(
-                    ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=\(when)",
-                     CarveBinary.path] + arguments,
+                    [
+                        "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e",
+                        "inject=\(call):signal=KILL:when=\(when)",
+                        CarveBinary.path,
+                    ] + arguments,
                     environment: ["CARVE_LOCK_FILE": disk.lockFile])
                 let place = "round \(round), killed at \(call) \(when)"
                 #expect(killed.status == SIGKILL, "\(place): \(killed.status) \(killed.stderr)")
                 for (name, entries) in try tree(disk) where entries["@"] == nil || entries["@home"] == nil {
-                    #expect(entries[".carve-deleting"] != nil, "\(place): \(name)/ lost a subvolume and has no marker: \(entries.keys.sorted())")
+                    #expect(
+                        entries[".carve-deleting"] != nil,
+                        "\(place): \(name)/ lost a subvolume and has no marker: \(entries.keys.sorted())")
                 }
                 left = try disk.subvolumes().filter { $0.hasPrefix(Self.snapshots) }.count
                 #expect(left > 0, "\(place): nothing left for the next rounds")
@@ -166,8 +189,10 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
 
             let next = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(next.status == 0, "\(next.stderr)")
-            #expect(next.stderr.contains(
-                "carve: warning: timeshift snapshot 2026-11-01_12-00-01 (\(date)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it"),
+            #expect(
+                next.stderr.contains(
+                    "carve: warning: timeshift snapshot 2026-11-01_12-00-01 (\(date)) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it"
+                ),
                 "\(next.stderr)")
             #expect(try tree(disk)["2026-11-01_12-00-01"] == left, "kept as it is, marker and all")
 
@@ -189,11 +214,15 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             try FileManager.default.createDirectory(atPath: snapshots, withIntermediateDirectories: true)
             try Shell.check(["mount", "-t", "tmpfs", "-o", "size=1M", "carve-test", snapshots])
             defer { _ = try? Shell.run(["umount", snapshots]) }
-            try FileManager.default.createDirectory(atPath: snapshots + "/2026-01-01_00-00-01", withIntermediateDirectories: false)
-            try "x".write(toFile: snapshots + "/2026-01-01_00-00-01/.carve-deleting", atomically: false, encoding: .utf8)
+            try FileManager.default.createDirectory(
+                atPath: snapshots + "/2026-01-01_00-00-01", withIntermediateDirectories: false)
+            try "x".write(
+                toFile: snapshots + "/2026-01-01_00-00-01/.carve-deleting", atomically: false, encoding: .utf8)
             let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains("carve: warning: cannot look for deletions left unfinished in \(snapshots): "), "\(run.stderr)")
+            #expect(
+                run.stderr.contains("carve: warning: cannot look for deletions left unfinished in \(snapshots): "),
+                "\(run.stderr)")
             #expect(!run.stderr.contains("finished removing"), "\(run.stderr)")
             #expect(FileManager.default.fileExists(atPath: snapshots + "/2026-01-01_00-00-01/.carve-deleting"))
             #expect(try disk.subvolumes() == ["data"])
@@ -206,7 +235,9 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             try disk.snapshot("other")
             let snapshots = disk.mountpoint + "/" + Self.snapshots
             let outside = disk.disk.directory + "/outside"
-            try Shell.check(["python3", "-c", """
+            try Shell.check([
+                "python3", "-c",
+                """
                 import os, sys
                 base, outside = sys.argv[1], sys.argv[2]
                 def tree(at, files):
@@ -226,23 +257,28 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
                 os.symlink(outside + "/target", base + "/2026-01-01_00-00-05/@home")
                 tree(base + "/2026-01-01_00-00-06", mark)
                 tree(base + "/2026-01-01_00-00-07", {"info.json": "{}"})
-                """, snapshots, outside])
+                """, snapshots, outside,
+            ])
             // A subvolume named like a DATE, marked: not timeshift's plain directory.
             try Shell.check(["btrfs", "-q", "subvolume", "create", snapshots + "/2026-01-01_00-00-04"])
-            try "x".write(toFile: snapshots + "/2026-01-01_00-00-04/.carve-deleting", atomically: false, encoding: .utf8)
+            try "x".write(
+                toFile: snapshots + "/2026-01-01_00-00-04/.carve-deleting", atomically: false, encoding: .utf8)
             let before = try Shell.check(["find", snapshots, outside, "-printf", "%p %y\\n"])
 
             let run = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(run.status == 0, "\(run.stderr)")
             let notes = run.stderr.split(separator: "\n").filter { $0.contains("interrupted run") }
-            #expect(notes == [
-                "carve: finished removing the metadata of timeshift snapshot 2026-01-01_00-00-06 (\(snapshots)/2026-01-01_00-00-06) left by an interrupted run",
-                "carve: warning: timeshift snapshot 2026-01-01_00-00-02 (\(snapshots)/2026-01-01_00-00-02) may be partly deleted by an interrupted run (@ left): deleting the rest with carve finishes it",
-                "carve: warning: timeshift snapshot 2026-01-01_00-00-05 (\(snapshots)/2026-01-01_00-00-05) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it",
-            ], "\(run.stderr)")
+            #expect(
+                notes == [
+                    "carve: finished removing the metadata of timeshift snapshot 2026-01-01_00-00-06 (\(snapshots)/2026-01-01_00-00-06) left by an interrupted run",
+                    "carve: warning: timeshift snapshot 2026-01-01_00-00-02 (\(snapshots)/2026-01-01_00-00-02) may be partly deleted by an interrupted run (@ left): deleting the rest with carve finishes it",
+                    "carve: warning: timeshift snapshot 2026-01-01_00-00-05 (\(snapshots)/2026-01-01_00-00-05) may be partly deleted by an interrupted run (@home left): deleting the rest with carve finishes it",
+                ], "\(run.stderr)")
             let expected = before.split(separator: "\n").filter { !$0.hasPrefix("\(snapshots)/2026-01-01_00-00-06") }
-            #expect(try Shell.check(["find", snapshots, outside, "-printf", "%p %y\\n"]).split(separator: "\n") == expected,
-                    "only 06/ is gone: the symlinked DATE and its target, @ as a plain directory, a marker that is a directory, a name that is no date, a subvolume and the unmarked 07 stay")
+            #expect(
+                try Shell.check(["find", snapshots, outside, "-printf", "%p %y\\n"]).split(separator: "\n") == expected,
+                "only 06/ is gone: the symlinked DATE and its target, @ as a plain directory, a marker that is a directory, a name that is no date, a subvolume and the unmarked 07 stay"
+            )
         }
     }
 }

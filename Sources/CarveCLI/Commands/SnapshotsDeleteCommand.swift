@@ -20,14 +20,20 @@ struct SnapshotsDeleteCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Snapshots to delete: paths, CONFIG:NUMBER or CONFIG:FIRST-LAST.", valueName: "snapshot"), completion: .snapshot)
+    @Argument(
+        help: ArgumentHelp("Snapshots to delete: paths, CONFIG:NUMBER or CONFIG:FIRST-LAST.", valueName: "snapshot"),
+        completion: .snapshot)
     var snapshots: [String] = []
 
-    @Option(name: .customLong("id"), help: ArgumentHelp("A snapshot by btrfs subvolume id (repeatable).", valueName: "id"))
+    @Option(
+        name: .customLong("id"), help: ArgumentHelp("A snapshot by btrfs subvolume id (repeatable).", valueName: "id"))
     var ids: [UInt64] = []
 
-    @Option(name: .customLong("filesystem"), help: ArgumentHelp(
-        "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).", valueName: "path"),
+    @Option(
+        name: .customLong("filesystem"),
+        help: ArgumentHelp(
+            "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).",
+            valueName: "path"),
         completion: .btrfsMountpoint)
     var filesystems: [String] = []
 

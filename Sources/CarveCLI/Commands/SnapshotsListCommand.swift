@@ -22,7 +22,9 @@ struct SnapshotsListCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"), completion: .btrfsMountpoint)
+    @Argument(
+        help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"),
+        completion: .btrfsMountpoint)
     var paths: [String] = []
 
     @OptionGroup(title: "Selection")
@@ -41,7 +43,9 @@ struct SnapshotsListCommand: ParsableCommand {
         let request = SnapshotListRequest(
             paths: paths, selection: try selection.selection(timeZone: services.clock.timeZone),
             sizes: try options.sizeMode(isRoot: services.isRoot), allSubvolumes: options.allSubvolumes)
-        let listings = try request.listings(backend: services.snapshots) { list in try ScanProgressLine.around(services, list) }
+        let listings = try request.listings(backend: services.snapshots) { list in
+            try ScanProgressLine.around(services, list)
+        }
         view.render(listings, request, services)
     }
 }

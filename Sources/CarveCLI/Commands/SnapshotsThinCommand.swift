@@ -5,7 +5,8 @@ import CarveCore
 struct SnapshotsThinCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thin",
-        abstract: "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back, as tmutil thinlocalsnapshots.",
+        abstract:
+            "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back, as tmutil thinlocalsnapshots.",
         discussion: """
             The space a snapshot frees is its exclusive bytes: from btrfs quotas when they are on and \
             consistent, else read from the extent trees (--sizes auto, the default; quotas are never turned \
@@ -19,16 +20,21 @@ struct SnapshotsThinCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
+    @Argument(
+        help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
     var path: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How much space to free: 512M, 20G, 1.5GiB, 10GB.", valueName: "size"))
     var free: String
 
     @Option(help: ArgumentHelp("Which go first: oldest (default) or largest (fewest deletions).", valueName: "order"))
     var order: String = ThinOrder.oldest.rawValue
 
-    @Flag(name: .customLong("best-effort"), help: "Delete every eligible snapshot even when together they free less than SIZE.")
+    @Flag(
+        name: .customLong("best-effort"),
+        help: "Delete every eligible snapshot even when together they free less than SIZE.")
     var bestEffort = false
 
     @OptionGroup(title: "Selection") var selection: SelectionOptions
@@ -42,6 +48,8 @@ struct SnapshotsThinCommand: ParsableCommand {
         var request = try ThinRequest(
             path: path, free: free, selection: selection.selection(), order: order, bestEffort: bestEffort)
         request.sizes = deletion.sizes
-        try flow.run { try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now) }
+        try flow.run {
+            try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+        }
     }
 }

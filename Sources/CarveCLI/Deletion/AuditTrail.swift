@@ -14,7 +14,9 @@ enum AuditTrail {
         }
         // Each line stays one line whatever the names in it, as errors and warnings do.
         if let removed = outcome.metadataRemoved {
-            lines.append("carve: removed its \(snapshot.subvolume.metadata.manager.rawValue) metadata \(escapedForTable(removed))")
+            lines.append(
+                "carve: removed its \(snapshot.subvolume.metadata.manager.rawValue) metadata \(escapedForTable(removed))"
+            )
         }
         if let warning = outcome.metadataWarning { lines.append("carve: warning: \(escapedForTable(warning))") }
         return lines
@@ -23,6 +25,7 @@ enum AuditTrail {
     static func syslogLine(for outcome: DeletionOutcome) -> String {
         let snapshot = outcome.snapshot
         let how = if case .alreadyGone = outcome.result { "found already deleted" } else { "deleted" }
-        return "\(how) snapshot \(snapshot.displayPath) (id \(snapshot.subvolume.id), filesystem \(snapshot.filesystem.uuid))"
+        return
+            "\(how) snapshot \(snapshot.displayPath) (id \(snapshot.subvolume.id), filesystem \(snapshot.filesystem.uuid))"
     }
 }

@@ -4,11 +4,14 @@ import CarveCore
 /// with stdin not a terminal and no `--yes`, a refusal, so that a script never
 /// deletes on an answer it did not give.
 enum Confirmation {
-    static func confirm(count: Int, estimate: UInt64?, yes: Bool, services: Services, deletion: DeletionServices) throws {
+    static func confirm(count: Int, estimate: UInt64?, yes: Bool, services: Services, deletion: DeletionServices) throws
+    {
         if yes { return }
         let what = "\(count) snapshot\(count == 1 ? "" : "s")"
         guard services.stdinIsTerminal else {
-            throw UsageError("refusing to delete \(what) without confirmation: stdin is not a terminal (pass --yes); nothing deleted")
+            throw UsageError(
+                "refusing to delete \(what) without confirmation: stdin is not a terminal (pass --yes); nothing deleted"
+            )
         }
         let frees = estimate.map { ", freeing at least \(ByteSize.format($0))" } ?? ""
         services.output.writeEssential("Delete \(what)\(frees)? [y/N] ")

@@ -48,14 +48,20 @@ struct DeletionFlow {
                 let view = DeletionReportView(plan: plan, dryRun: false)
                 // A prompt needs its plan, even under --quiet.
                 if !options.json {
-                    if options.yes { output.writeError(view.planText(table: false)) } else { output.writeEssential(view.planText(table: true)) }
+                    if options.yes {
+                        output.writeError(view.planText(table: false))
+                    } else {
+                        output.writeEssential(view.planText(table: true))
+                    }
                 }
                 try Confirmation.confirm(
                     count: plan.toDelete.count, estimate: plan.estimatedReclaim, yes: options.yes, services: services,
                     deletion: deletion)
             },
             catchInterrupts: { flag in
-                deletion.catchInterrupts(flag) { output.writeEssential("\ncarve: interrupted: stopping after the snapshot being deleted\n") }
+                deletion.catchInterrupts(flag) {
+                    output.writeEssential("\ncarve: interrupted: stopping after the snapshot being deleted\n")
+                }
             },
             outcome: { outcome, index, _ in
                 progress.advance(to: index)
@@ -76,7 +82,8 @@ struct DeletionFlow {
             if view.dryRun || view.plan.toDelete.isEmpty { output.write(view.planText()) }
             output.line(view.summaryText())
         }
-        let status = view.report?.exitStatus(namedProtected: view.plan.namedProtectedCount)
+        let status =
+            view.report?.exitStatus(namedProtected: view.plan.namedProtectedCount)
             ?? (view.plan.namedProtectedCount > 0 && !view.dryRun ? .failure : .success)
         if status != .success { throw CommandExit(status) }
     }

@@ -19,14 +19,20 @@ struct DeletionOptions: ParsableArguments {
     @Flag(name: .customLong("include-important"), help: "Also delete snapper snapshots marked important.")
     var includeImportant = false
 
-    @Flag(name: .customLong("break-chains"), help: ArgumentHelp(
-        "Also delete the snapshots a send/receive chain needs for its next incremental backup.",
-        discussion: "Without it, the newest snapshot of each source that has a received copy on a mounted btrfs, and the newest backup received from each source, are kept."))
+    @Flag(
+        name: .customLong("break-chains"),
+        help: ArgumentHelp(
+            "Also delete the snapshots a send/receive chain needs for its next incremental backup.",
+            discussion:
+                "Without it, the newest snapshot of each source that has a received copy on a mounted btrfs, and the newest backup received from each source, are kept."
+        ))
     var breakChains = false
 
-    @Option(name: .customLong("lock-timeout"), parsing: .unconditional, help: ArgumentHelp(
-        "Wait up to this many seconds for another carve that is deleting (default 0: exit 75 at once).",
-        valueName: "seconds"))
+    @Option(
+        name: .customLong("lock-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Wait up to this many seconds for another carve that is deleting (default 0: exit 75 at once).",
+            valueName: "seconds"))
     var lockTimeout: Double = 0
 
     @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
@@ -39,19 +45,24 @@ struct DeletionOptions: ParsableArguments {
 
     // Read before parsing (OptionsFile.expand): declared so that help, completion and
     // the man page show it.
-    @Option(name: .customLong("options-file"), help: ArgumentHelp(
-        "Read options from FILE, one a line (with its value), # comments: a policy, as carve-prune@.service uses.",
-        valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("options-file"),
+        help: ArgumentHelp(
+            "Read options from FILE, one a line (with its value), # comments: a policy, as carve-prune@.service uses.",
+            valueName: "file"), completion: .file())
     var optionsFile: String?
 
     var json: Bool { report.json(jsonFlag) }
 
-    @Option(help: ArgumentHelp(
-        "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",
-        valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",
+            valueName: "mode"))
     var sizes: SizeMode = .auto
 
-    var rules: DeletionRules { DeletionRules(recursive: recursive, includeImportant: includeImportant, breakChains: breakChains) }
+    var rules: DeletionRules {
+        DeletionRules(recursive: recursive, includeImportant: includeImportant, breakChains: breakChains)
+    }
 
     /// Checked in run(), after the root check, so that errors keep their exit codes.
     func check() throws(UsageError) {

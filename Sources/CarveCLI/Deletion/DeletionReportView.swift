@@ -38,17 +38,22 @@ struct DeletionReportView {
         var out = ""
         if !plan.toDelete.isEmpty {
             let verb = dryRun ? "Would delete" : "Deleting"
-            out += "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim))\(showTable ? ":" : "")\n"
+            out +=
+                "\(verb) \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim))\(showTable ? ":" : "")\n"
         }
         if !plan.toDelete.isEmpty && showTable {
-            var table = TextTable(headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
-                                  rightAligned: [true, false, false, true, false, true])
+            var table = TextTable(
+                headers: ["ID", "CREATED", "MANAGER", "NUMBER", "PATH", "EXCL"],
+                rightAligned: [true, false, false, true, false, true])
             let zone = Services.current.clock.timeZone
             table.rows = plan.toDelete.map { snapshot in
                 let subvolume = snapshot.subvolume
-                return ["\(subvolume.id)", DateText.short(subvolume.created, timeZone: zone), subvolume.metadata.manager.rawValue,
-                        Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
-                        subvolume.exclusive.map(ByteSize.format) ?? "-"]
+                return [
+                    "\(subvolume.id)", DateText.short(subvolume.created, timeZone: zone),
+                    subvolume.metadata.manager.rawValue,
+                    Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
+                    subvolume.exclusive.map(ByteSize.format) ?? "-",
+                ]
             }
             out += table.rendered()
         }
@@ -62,7 +67,8 @@ struct DeletionReportView {
         if !plan.protected.isEmpty {
             out += "Protected, not deleted:\n"
             for entry in plan.protected {
-                out += "  \(entry.snapshot.subvolume.id) \(escapedForTable(entry.snapshot.displayPath)): \(entry.reason)\n"
+                out +=
+                    "  \(entry.snapshot.subvolume.id) \(escapedForTable(entry.snapshot.displayPath)): \(entry.reason)\n"
             }
         }
         return out
@@ -71,10 +77,14 @@ struct DeletionReportView {
     /// The result in one line, for stdout.
     func summaryText() -> String {
         if plan.toDelete.isEmpty {
-            return plan.protected.isEmpty ? "no snapshots matched"
+            return plan.protected.isEmpty
+                ? "no snapshots matched"
                 : "nothing deleted: \(plan.protected.count) selected \(plan.protected.count == 1 ? "snapshot is" : "snapshots are") protected"
         }
-        if dryRun { return "dry run: would delete \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)); nothing deleted" }
+        if dryRun {
+            return
+                "dry run: would delete \(count(plan.toDelete.count))\(estimateText(plan.estimatedReclaim)); nothing deleted"
+        }
         guard let report else { return "nothing deleted" }
         var parts = ["deleted \(count(report.doneCount))\(estimateText(estimatedReclaim))"]
         if let measuredReclaim { parts[0] += " (measured: \(Self.signed(measuredReclaim)))" }
@@ -108,26 +118,34 @@ struct DeletionReportView {
         var subvolumes = [snapshot.subvolume]
         // The row shows the source by its mounted path, which it looks up in the listing.
         if let id = snapshot.subvolume.sourceID, let path = snapshot.subvolume.sourcePath {
-            subvolumes.append(Volume(
-                id: id, path: path, mountedPath: snapshot.filesystem.mountedPath(ofTopLevelPath: path), uuid: "",
-                created: snapshot.subvolume.created, isSnapshot: false))
+            subvolumes.append(
+                Volume(
+                    id: id, path: path, mountedPath: snapshot.filesystem.mountedPath(ofTopLevelPath: path), uuid: "",
+                    created: snapshot.subvolume.created, isSnapshot: false))
         }
         let listing = VolumeListing(filesystem: snapshot.filesystem, subvolumes: subvolumes, sizes: .none)
-        return SnapshotColumns.snapshotJSON(SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
+        return SnapshotColumns.snapshotJSON(
+            SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
     }
 
     func json() -> JSONValue {
         let failed: [JSONValue] = (report?.notDone ?? []).map { outcome in
-            .object([("path", .string(outcome.snapshot.displayPath)), ("id", .uint(outcome.snapshot.subvolume.id)),
-                     ("error", .string(outcome.errorText ?? ""))])
+            .object([
+                ("path", .string(outcome.snapshot.displayPath)), ("id", .uint(outcome.snapshot.subvolume.id)),
+                ("error", .string(outcome.errorText ?? "")),
+            ])
         }
         let kept: [JSONValue] = plan.kept.map { entry in
-            .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
-                     ("kept_by", .array(entry.keptBy.map { .string($0.description) }))])
+            .object([
+                ("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
+                ("kept_by", .array(entry.keptBy.map { .string($0.description) })),
+            ])
         }
         let protected: [JSONValue] = plan.protected.map { entry in
-            .object([("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
-                     ("reason", .string(entry.reason))])
+            .object([
+                ("path", .string(entry.snapshot.displayPath)), ("id", .uint(entry.snapshot.subvolume.id)),
+                ("reason", .string(entry.reason)),
+            ])
         }
         let utc = TimeZone(secondsFromGMT: 0)!
         return .document([

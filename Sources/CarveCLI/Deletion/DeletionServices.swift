@@ -19,7 +19,8 @@ public struct DeletionServices: Sendable {
         systemLog: @escaping @Sendable (String) -> Void = { _ in },
         readAnswer: @escaping @Sendable () -> String? = { nil }
     ) {
-        self.lock = lock; self.catchInterrupts = catchInterrupts; self.systemLog = systemLog; self.readAnswer = readAnswer
+        self.lock = lock; self.catchInterrupts = catchInterrupts; self.systemLog = systemLog;
+        self.readAnswer = readAnswer
     }
 
     /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.

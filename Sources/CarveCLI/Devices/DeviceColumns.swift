@@ -23,7 +23,9 @@ public struct DeviceRow: Sendable {
     var parentName: String? { DeviceColumns.parentName(of: device).map { paths ? DeviceRow.devPath($0) : $0 } }
 
     /// sysfs writes a "/" in a kernel name as "!" (cciss!c0d0 is /dev/cciss/c0d0).
-    static func devPath(_ name: String) -> String { "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/") }
+    static func devPath(_ name: String) -> String {
+        "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/")
+    }
 }
 
 /// The columns of `carve devices`, named and typed as lsblk's: the same list gives
@@ -36,14 +38,17 @@ public enum DeviceColumns {
         cell("KNAME", "internal kernel device name", { $0.kernelName }),
         cell("PATH", "path to the device node", { $0.device.path }),
         // A table aligns the colon as lsblk does ("  8:0  "); JSON, --raw and --pairs say "8:0".
-        Column("MAJ:MIN", help: "major:minor device number", widthHint: 6,
-               text: { row, _ in aligned(row.device.number) },
-               json: { .string($0.device.number.description) }, plain: { row, _ in row.device.number.description }),
-        Column("SIZE", help: "size of the device", rightAligned: true, widthHint: 5,
-               text: { row, bytes in bytes ? String(row.device.size) : ByteSize.format(row.device.size) },
-               json: { .uint($0.device.size) }),
-        Column("TYPE", help: "device type", widthHint: 4, text: { row, _ in row.device.type },
-               json: { .string($0.device.type) }),
+        Column(
+            "MAJ:MIN", help: "major:minor device number", widthHint: 6,
+            text: { row, _ in aligned(row.device.number) },
+            json: { .string($0.device.number.description) }, plain: { row, _ in row.device.number.description }),
+        Column(
+            "SIZE", help: "size of the device", rightAligned: true, widthHint: 5,
+            text: { row, bytes in bytes ? String(row.device.size) : ByteSize.format(row.device.size) },
+            json: { .uint($0.device.size) }),
+        Column(
+            "TYPE", help: "device type", widthHint: 4, text: { row, _ in row.device.type },
+            json: { .string($0.device.type) }),
         property("FSTYPE", "filesystem type", \.fsType),
         property("FSVER", "filesystem version", \.fsVersion),
         property("LABEL", "filesystem LABEL", \.label),
@@ -58,24 +63,28 @@ public enum DeviceColumns {
         flag("ROTA", "rotational device", \.rotational),
         property("MODEL", "device identifier", \.model),
         property("SERIAL", "disk serial number", \.serial),
-        Column("START", help: "partition start offset (in 512-byte sectors)", rightAligned: true, widthHint: 5,
-               text: { row, _ in row.device.start.map(String.init) ?? "" }, json: { .uint($0.device.start) }),
-        Column("LOG-SEC", help: "logical sector size", rightAligned: true, widthHint: 7,
-               text: { row, _ in String(row.device.sectorSize) }, json: { .uint($0.device.sectorSize) }),
+        Column(
+            "START", help: "partition start offset (in 512-byte sectors)", rightAligned: true, widthHint: 5,
+            text: { row, _ in row.device.start.map(String.init) ?? "" }, json: { .uint($0.device.start) }),
+        Column(
+            "LOG-SEC", help: "logical sector size", rightAligned: true, widthHint: 7,
+            text: { row, _ in String(row.device.sectorSize) }, json: { .uint($0.device.sectorSize) }),
         cell("PKNAME", "internal parent kernel device name", { $0.parentName }),
         cell("MOUNTPOINT", "where the device is mounted", { $0.device.primaryMountpoint }),
         // lsblk prints an unmounted device's MOUNTPOINTS as [null], and one line per mountpoint.
-        Column("MOUNTPOINTS", help: "all locations where device is mounted",
-               text: { row, _ in row.device.mountpoints.map(escapedForTable).joined(separator: "\n") },
-               json: { row in
-                   .array(row.device.mountpoints.isEmpty ? [.null] : row.device.mountpoints.map { .string($0) })
-               },
-               plain: { row, _ in row.device.mountpoints.joined(separator: "\n") }),
+        Column(
+            "MOUNTPOINTS", help: "all locations where device is mounted",
+            text: { row, _ in row.device.mountpoints.map(escapedForTable).joined(separator: "\n") },
+            json: { row in
+                .array(row.device.mountpoints.isEmpty ? [.null] : row.device.mountpoints.map { .string($0) })
+            },
+            plain: { row, _ in row.device.mountpoints.joined(separator: "\n") }),
         space("FSSIZE", "filesystem size", \.size),
         space("FSUSED", "filesystem size used", \.used),
         space("FSAVAIL", "filesystem size available", \.available),
-        Column("FSUSE%", help: "filesystem use percentage", rightAligned: true, widthHint: 3,
-               text: { row, _ in row.usage?.usePercent ?? "" }, json: { .string($0.usage?.usePercent) }),
+        Column(
+            "FSUSE%", help: "filesystem use percentage", rightAligned: true, widthHint: 3,
+            text: { row, _ in row.usage?.usePercent ?? "" }, json: { .string($0.usage?.usePercent) }),
     ]
 
     /// The columns `--output` names (nil: the defaults); "+COLS" adds to the defaults.
@@ -86,9 +95,10 @@ public enum DeviceColumns {
     /// The `--output help` text: every column and what it shows.
     public static var helpText: String {
         let width = all.map(\.name.count).max() ?? 0
-        return "Available columns for --output:\n" + all.map { column in
-            "  " + column.name + String(repeating: " ", count: width - column.name.count) + "  " + column.help
-        }.joined(separator: "\n") + "\n"
+        return "Available columns for --output:\n"
+            + all.map { column in
+                "  " + column.name + String(repeating: " ", count: width - column.name.count) + "  " + column.help
+            }.joined(separator: "\n") + "\n"
     }
 
     /// The device a device sits on: a partition's disk, else the first device it is stacked on.
@@ -115,22 +125,29 @@ public enum DeviceColumns {
         _ name: String, _ help: String, _ value: @escaping @Sendable (DeviceRow) -> String?,
         prefix: @escaping @Sendable (DeviceRow) -> String = { _ in "" }, widthHint: Int = 0
     ) -> Column<DeviceRow> {
-        Column(name, help: help, widthHint: widthHint, text: { row, _ in prefix(row) + escapedForTable(value(row) ?? "") },
-               json: { .string(value($0)) }, plain: { row, _ in value(row) ?? "" })
+        Column(
+            name, help: help, widthHint: widthHint, text: { row, _ in prefix(row) + escapedForTable(value(row) ?? "") },
+            json: { .string(value($0)) }, plain: { row, _ in value(row) ?? "" })
     }
 
     /// A size of the mounted filesystem, as lsblk prints it: "0" for none, null when not mounted.
-    private static func space(_ name: String, _ help: String, _ field: KeyPath<FilesystemUsage, UInt64> & Sendable) -> Column<DeviceRow> {
-        Column(name, help: help, rightAligned: true, widthHint: 5,
-               text: { row, bytes in
-                   guard let value = row.usage?[keyPath: field] else { return "" }
-                   return bytes || value == 0 ? String(value) : ByteSize.format(value)
-               },
-               json: { .uint($0.usage?[keyPath: field]) })
+    private static func space(
+        _ name: String, _ help: String, _ field: KeyPath<FilesystemUsage, UInt64> & Sendable
+    ) -> Column<DeviceRow> {
+        Column(
+            name, help: help, rightAligned: true, widthHint: 5,
+            text: { row, bytes in
+                guard let value = row.usage?[keyPath: field] else { return "" }
+                return bytes || value == 0 ? String(value) : ByteSize.format(value)
+            },
+            json: { .uint($0.usage?[keyPath: field]) })
     }
 
-    private static func flag(_ name: String, _ help: String, _ field: KeyPath<BlockDevice, Bool> & Sendable) -> Column<DeviceRow> {
-        Column(name, help: help, rightAligned: true, text: { row, _ in row.device[keyPath: field] ? "1" : "0" },
-               json: { .bool($0.device[keyPath: field]) })
+    private static func flag(
+        _ name: String, _ help: String, _ field: KeyPath<BlockDevice, Bool> & Sendable
+    ) -> Column<DeviceRow> {
+        Column(
+            name, help: help, rightAligned: true, text: { row, _ in row.device[keyPath: field] ? "1" : "0" },
+            json: { .bool($0.device[keyPath: field]) })
     }
 }

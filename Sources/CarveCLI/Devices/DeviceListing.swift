@@ -4,11 +4,15 @@ import CarveCore
 enum DeviceListing {
     /// The forest, and one message per named path that is not a block device the
     /// kernel lists. As lsblk, the devices found are shown and the others named.
-    static func forest(of source: any DeviceSource, paths: [String]) throws -> (forest: [DeviceTreeNode], missing: [String]) {
+    static func forest(
+        of source: any DeviceSource, paths: [String]
+    ) throws -> (forest: [DeviceTreeNode], missing: [String]) {
         guard !paths.isEmpty else { return (DeviceTree.build(try source.devices()), []) }
         var named: [String] = [], missing: [String] = []
         for path in paths {
-            do { named.append(try source.device(at: path).name) } catch let error as UsageError { missing.append(error.message) }
+            do { named.append(try source.device(at: path).name) } catch let error as UsageError {
+                missing.append(error.message)
+            }
         }
         guard !named.isEmpty else { return ([], missing) }
         return (DeviceTree.build(try source.devices(under: named), roots: named), missing)

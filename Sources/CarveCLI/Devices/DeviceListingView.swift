@@ -24,8 +24,10 @@ public struct DeviceListingView {
     public func rendered() -> String {
         switch format {
         case .json: return json().rendered() + "\n"
-        case .raw: return ScriptTable.rendered(.raw, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
-        case .pairs: return ScriptTable.rendered(.pairs, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
+        case .raw:
+            return ScriptTable.rendered(.raw, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
+        case .pairs:
+            return ScriptTable.rendered(.pairs, columns: columns, rows: flatRows(), bytes: bytes, headings: headings)
         case .table: return table()
         }
     }
@@ -39,7 +41,9 @@ public struct DeviceListingView {
         // A row printed on several lines (several mountpoints) keeps the tree's lines going in NAME.
         if let name = columns.firstIndex(where: { $0.name == "NAME" }) {
             for (index, line) in lines.enumerated() {
-                let height = table.rows[index].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }.max() ?? 1
+                let height =
+                    table.rows[index].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }.max()
+                    ?? 1
                 guard height > 1, !line.continuation.isEmpty else { continue }
                 table.rows[index][name] += String(repeating: "\n" + line.continuation, count: height - 1)
             }
@@ -56,7 +60,8 @@ public struct DeviceListingView {
 
     /// `{"blockdevices": [...]}` with "children" arrays in tree mode, flat otherwise.
     public func json() -> JSONValue {
-        let devices = tree
+        let devices =
+            tree
             ? forest.map(object(for:))
             : listOrder.map { object(for: $0, children: []) }
         return .object([("blockdevices", .array(devices))])

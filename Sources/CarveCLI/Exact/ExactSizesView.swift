@@ -70,14 +70,22 @@ struct ExactTotals {
             ("metadata_estimate_min", .uint(reclaim.metadataAtLeast)),
             ("metadata_estimate_max", .uint(reclaim.metadataAtMost)),
             ("inline_bytes", .uint(reclaim.inline)),
-            ("note", .string("exclusive, referenced and reclaim count data extents on disk exactly; tree blocks (metadata, inline data) are not included and are estimated apart")),
-            ("scan", .object([
-                ("subvolumes", .uint(UInt64(scans.reduce(0) { $0 + $1.subvolumes }))),
-                ("items", .uint(UInt64(scans.reduce(0) { $0 + $1.items }))),
-                ("file_extent_items", .uint(UInt64(scans.reduce(0) { $0 + $1.fileExtentItems }))),
-                ("bytes_read", .uint(scans.reduce(0) { $0 + $1.bytesRead })),
-                ("seconds", .double(scans.reduce(0) { $0 + $1.seconds })),
-            ])),
+            (
+                "note",
+                .string(
+                    "exclusive, referenced and reclaim count data extents on disk exactly; tree blocks (metadata, inline data) are not included and are estimated apart"
+                )
+            ),
+            (
+                "scan",
+                .object([
+                    ("subvolumes", .uint(UInt64(scans.reduce(0) { $0 + $1.subvolumes }))),
+                    ("items", .uint(UInt64(scans.reduce(0) { $0 + $1.items }))),
+                    ("file_extent_items", .uint(UInt64(scans.reduce(0) { $0 + $1.fileExtentItems }))),
+                    ("bytes_read", .uint(scans.reduce(0) { $0 + $1.bytesRead })),
+                    ("seconds", .double(scans.reduce(0) { $0 + $1.seconds })),
+                ])
+            ),
         ])
     }
 }
@@ -86,7 +94,8 @@ extension ExactTotals {
     /// `,\n   "exact": {...}` for a JSON document written piece by piece at the top level.
     var jsonMember: String {
         let lines = json.rendered().split(separator: "\n", omittingEmptySubsequences: false)
-        return ",\n   \"exact\": " + lines.enumerated().map { $0.offset == 0 ? String($0.element) : "   " + $0.element }
+        return ",\n   \"exact\": "
+            + lines.enumerated().map { $0.offset == 0 ? String($0.element) : "   " + $0.element }
             .joined(separator: "\n")
     }
 }

@@ -73,7 +73,10 @@ final class ByteWriter {
             // by ByteText); other bytes >= 0x80 pass the first test's mask.
             if (word &- ones &* 0x20) & ~word & highs != 0 || hasZero(word ^ (ones &* 0x22))
                 || hasZero(word ^ (ones &* 0x5c)) || hasZero(word ^ (ones &* 0x7f))
-                || hasZero(word ^ (ones &* 0xf4)) { return true }
+                || hasZero(word ^ (ones &* 0xf4))
+            {
+                return true
+            }
             offset += 8
         }
         for byte in bytes[offset...] where JSONValue.needsEscape(byte) { return true }

@@ -61,7 +61,9 @@ extension JSONValue {
     }
 
     /// Also true for 0xF4, which starts every byte `ByteText` carries.
-    static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f || byte == 0xF4 }
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f || byte == 0xF4
+    }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
         switch byte {
@@ -119,7 +121,10 @@ struct JSONObjectLayout {
             prefix += Array(": ".utf8)
             return prefix
         }
-        closing = keys.isEmpty ? Array("{}".utf8) : Array("\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: level * indent) + [UInt8(ascii: "}")]
+        closing =
+            keys.isEmpty
+            ? Array("{}".utf8)
+            : Array("\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: level * indent) + [UInt8(ascii: "}")]
     }
 
     /// One object whose member `index` has the value `value(index)`.

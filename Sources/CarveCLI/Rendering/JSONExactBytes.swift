@@ -17,10 +17,15 @@ extension JSONValue {
             case .string(let text) where ByteText.carriesBytes(text):
                 out.append((key + "_base64", .string(ByteText.base64(of: text))))
             case .array(let items) where value.carriesBytes:
-                out.append((key + "_base64", .array(items.map { item in
-                    guard case .string(let text) = item, ByteText.carriesBytes(text) else { return .null }
-                    return .string(ByteText.base64(of: text))
-                })))
+                out.append(
+                    (
+                        key + "_base64",
+                        .array(
+                            items.map { item in
+                                guard case .string(let text) = item, ByteText.carriesBytes(text) else { return .null }
+                                return .string(ByteText.base64(of: text))
+                            })
+                    ))
             default: break
             }
         }
@@ -31,7 +36,8 @@ extension JSONValue {
     var carriesBytes: Bool {
         switch self {
         case .string(let text): ByteText.carriesBytes(text)
-        case .array(let items): items.contains { if case .string(let text) = $0 { ByteText.carriesBytes(text) } else { false } }
+        case .array(let items):
+            items.contains { if case .string(let text) = $0 { ByteText.carriesBytes(text) } else { false } }
         default: false
         }
     }

@@ -5,7 +5,11 @@ import CarveLinux
 /// The options that shape what a report prints, for scripts and cron: `--quiet`
 /// (errors only on stderr) and `--compact` (each JSON document on one line).
 struct ReportOptions: ParsableArguments {
-    @Flag(name: .shortAndLong, help: "Print only errors on stderr (no notes, warnings, progress or audit lines); delete, thin and check also leave out their text report. JSON, when asked for, is still printed.")
+    @Flag(
+        name: .shortAndLong,
+        help:
+            "Print only errors on stderr (no notes, warnings, progress or audit lines); delete, thin and check also leave out their text report. JSON, when asked for, is still printed."
+    )
     var quiet = false
 
     @Flag(help: "Print JSON on one line, as jq -c does, so that a log of runs is JSON Lines (implies --json).")
@@ -67,7 +71,13 @@ final class CompactJSONOutput: OutputSink, @unchecked Sendable {
     private func compact(_ byte: UInt8, into out: inout [UInt8]) {
         if inString {
             out.append(byte)
-            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            }
             return
         }
         switch byte {

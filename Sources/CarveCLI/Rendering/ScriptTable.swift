@@ -44,7 +44,11 @@ public enum ScriptTable {
     /// libsmartcols' fputs_nonblank: blanks, backslash and anything not printable ASCII.
     static func escapeRaw(_ cell: [UInt8], into out: inout [UInt8]) {
         for byte in cell {
-            if byte == 0x20 || byte == 0x09 || byte == 0x5c || !isPrintableASCII(byte) { hex(byte, into: &out) } else { out.append(byte) }
+            if byte == 0x20 || byte == 0x09 || byte == 0x5c || !isPrintableASCII(byte) {
+                hex(byte, into: &out)
+            } else {
+                out.append(byte)
+            }
         }
     }
 

@@ -87,7 +87,8 @@ public struct TextTable {
             let header = displayWidth(headers[index])
             let hint = padsTrailingCells && index < widthHints.count ? widthHints[index] : 0
             // libsmartcols: at least the header; else up to the hint when the header is narrower than it.
-            widths[index] = widths[index] < header ? header : widths[index] < hint && header < hint ? hint : widths[index]
+            widths[index] =
+                widths[index] < header ? header : widths[index] < hint && header < hint ? hint : widths[index]
         }
         var out = ""
         for row in all.dropFirst(omitsHeader ? TextTable.physicalLines(headers).count : 0) {

@@ -11,7 +11,8 @@ enum BulkSnapshotNames {
     /// its value, not a name. A test keeps this in step with the command's definition.
     static let optionsTakingValues: Set<String> = [
         "--id", "--filesystem", "--older-than", "--before", "--after", "--match", "--manager", "--source",
-        "--cleanup", "--keep-last", "--keep-hourly", "--keep-daily", "--keep-weekly", "--keep-monthly", "--keep-yearly", "--keep-within",
+        "--cleanup", "--keep-last", "--keep-hourly", "--keep-daily", "--keep-weekly", "--keep-monthly", "--keep-yearly",
+        "--keep-within",
         "--lock-timeout", "--sizes", "--options-file",
     ]
 

@@ -5,15 +5,19 @@ extension SizeMode: ExpressibleByArgument {}
 
 /// The options of `carve snapshots list` that shape its output and sizes.
 struct ListOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "How to find sizes: auto (default: quota when quotas are on and consistent, else exact), none (fastest), quota, or exact (reads every subvolume's extents; root).",
-        valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "How to find sizes: auto (default: quota when quotas are on and consistent, else exact), none (fastest), quota, or exact (reads every subvolume's extents; root).",
+            valueName: "mode"))
     var sizes: SizeMode?
 
     @Flag(name: .customLong("all-subvolumes"), help: "Also list subvolumes that are not snapshots, marked as such.")
     var allSubvolumes = false
 
-    @Flag(help: "Show every snapshot the other criteria match, with DECISION (delete or keep) and KEPT-BY (the retention rules that keep it).")
+    @Flag(
+        help:
+            "Show every snapshot the other criteria match, with DECISION (delete or keep) and KEPT-BY (the retention rules that keep it)."
+    )
     var explain = false
 
     @Flag(name: .customLong("json"), help: "Print JSON: {\"snapshots\": [...]}.")
@@ -23,15 +27,20 @@ struct ListOptions: ParsableArguments {
 
     var json: Bool { report.json(jsonFlag) }
 
-    @Option(name: [.short, .long], help: ArgumentHelp(
-        "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).", valueName: "columns"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "Columns to show, comma separated; +COLS adds to the default ('--output help' lists them).",
+            valueName: "columns"))
     var output: String?
 
     @Flag(name: [.short, .long], help: "Print sizes in bytes.")
     var bytes = false
 
-    @Option(help: ArgumentHelp(
-        "Sort by this column (default CREATED, oldest first; EXCL and RFER sort largest first).", valueName: "column"))
+    @Option(
+        help: ArgumentHelp(
+            "Sort by this column (default CREATED, oldest first; EXCL and RFER sort largest first).",
+            valueName: "column"))
     var sort: String?
 
     /// quota and exact read trees only root may read: said before anything is listed.

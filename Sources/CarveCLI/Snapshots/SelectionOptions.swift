@@ -5,37 +5,50 @@ import CarveLinux
 /// SELECTION, shared by `snapshots list`, `delete` and `thin` through `@OptionGroup`.
 /// Values are parsed by the core parsers so errors read the same everywhere.
 struct SelectionOptions: ParsableArguments {
-    @Option(name: .customLong("older-than"), parsing: .unconditional, help: ArgumentHelp(
-        "Only snapshots taken longer ago than this: 90min, 36h, 30d, 8w, 6m (months), 1y6m.", valueName: "duration"))
+    @Option(
+        name: .customLong("older-than"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only snapshots taken longer ago than this: 90min, 36h, 30d, 8w, 6m (months), 1y6m.", valueName: "duration")
+    )
     var olderThan: String?
 
-    @Option(help: ArgumentHelp(
-        "Only snapshots created before this time: 2026-11-01, '2026-11-01 12:00', ISO 8601; local time without an offset.",
-        valueName: "date"))
+    @Option(
+        help: ArgumentHelp(
+            "Only snapshots created before this time: 2026-11-01, '2026-11-01 12:00', ISO 8601; local time without an offset.",
+            valueName: "date"))
     var before: String?
 
     @Option(help: ArgumentHelp("Only snapshots created after this time (same forms as --before).", valueName: "date"))
     var after: String?
 
-    @Option(help: ArgumentHelp(
-        "Only snapshots whose path, name or description matches this shell glob.", valueName: "glob"))
+    @Option(
+        help: ArgumentHelp(
+            "Only snapshots whose path, name or description matches this shell glob.", valueName: "glob"))
     var match: String?
 
-    @Option(help: ArgumentHelp(
-        "Only snapshots made by this manager: snapper, timeshift, btrbk or plain (repeatable).", valueName: "manager"))
+    @Option(
+        help: ArgumentHelp(
+            "Only snapshots made by this manager: snapper, timeshift, btrbk or plain (repeatable).",
+            valueName: "manager"))
     var manager: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "Only snapshots of this source subvolume: a mounted path, a path from the top level, or an id (repeatable).",
-        valueName: "subvolume"))
+    @Option(
+        help: ArgumentHelp(
+            "Only snapshots of this source subvolume: a mounted path, a path from the top level, or an id (repeatable).",
+            valueName: "subvolume"))
     var source: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "Only snapper snapshots with this cleanup algorithm in info.xml: number, timeline or empty-pre-post (repeatable).",
-        valueName: "algorithm"))
+    @Option(
+        help: ArgumentHelp(
+            "Only snapper snapshots with this cleanup algorithm in info.xml: number, timeline or empty-pre-post (repeatable).",
+            valueName: "algorithm"))
     var cleanup: [String] = []
 
-    @Flag(name: .customLong("split-pairs"), help: "Let the selection take one half of a snapper pre/post pair (by default a pair the criteria split is kept whole).")
+    @Flag(
+        name: .customLong("split-pairs"),
+        help:
+            "Let the selection take one half of a snapper pre/post pair (by default a pair the criteria split is kept whole)."
+    )
     var splitPairs = false
 
     @OptionGroup(title: "Retention (per source subvolume or snapper config; kept snapshots are left out)")
@@ -62,14 +75,16 @@ struct SelectionOptions: ParsableArguments {
         selection.sources = source
         for algorithm in cleanup {
             guard ["number", "timeline", "empty-pre-post"].contains(algorithm) else {
-                throw UsageError("invalid cleanup algorithm '\(algorithm)' for --cleanup (known: number, timeline, empty-pre-post)")
+                throw UsageError(
+                    "invalid cleanup algorithm '\(algorithm)' for --cleanup (known: number, timeline, empty-pre-post)")
             }
             selection.cleanup.insert(algorithm)
         }
         selection.splitPairs = splitPairs
         selection.retention = try retention.policy()
         if let before = selection.before, let after = selection.after, after >= before {
-            throw UsageError("--after \(self.after ?? "") is not earlier than --before \(self.before ?? ""): nothing could match")
+            throw UsageError(
+                "--after \(self.after ?? "") is not earlier than --before \(self.before ?? ""): nothing could match")
         }
         return selection
     }

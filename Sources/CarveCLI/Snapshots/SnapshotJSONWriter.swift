@@ -10,8 +10,10 @@ struct SnapshotJSONWriter {
     /// The keys in the order this writer writes them: `SnapshotColumns.all`'s order.
     static let keys = [
         "id", "path", "subvolume_path", "filesystem", "fsuuid", "uuid", "parent_uuid", "source", "source_id",
-        "received_from", "created", "otime", "date_source", "generation", "readonly", "snapshot", "manager", "config", "number", "name", "type",
-        "important", "exclusive", "referenced", "reachable", "mountpoints", "nested", "chain_parent", "tags", "description",
+        "received_from", "created", "otime", "date_source", "generation", "readonly", "snapshot", "manager", "config",
+        "number", "name", "type",
+        "important", "exclusive", "referenced", "reachable", "mountpoints", "nested", "chain_parent", "tags",
+        "description",
     ]
 
     private let level: Int
@@ -28,7 +30,8 @@ struct SnapshotJSONWriter {
         var member = 0
         func next() { out.append(layout.prefixes[member]); member += 1 }
         next(); out.appendDecimal(row.snapshot.id)
-        next(); if let mounted = row.snapshot.mountedPath { out.appendQuoted(mounted) } else { out.appendQuoted(row.path) }
+        next();
+        if let mounted = row.snapshot.mountedPath { out.appendQuoted(mounted) } else { out.appendQuoted(row.path) }
         next(); out.appendQuoted(row.snapshot.path)
         next(); out.appendQuoted(row.filesystem.mountpoint)
         next(); out.appendQuoted(row.filesystem.uuid)
@@ -43,7 +46,12 @@ struct SnapshotJSONWriter {
         next(); out.appendDecimal(row.snapshot.generation)
         next(); bool(row.snapshot.readOnly, out)
         next(); bool(row.snapshot.isSnapshot, out)
-        next(); if row.snapshot.isSnapshot { out.appendQuoted(row.snapshot.metadata.manager.rawValue) } else { out.append("null") }
+        next();
+        if row.snapshot.isSnapshot {
+            out.appendQuoted(row.snapshot.metadata.manager.rawValue)
+        } else {
+            out.append("null")
+        }
         next(); string(row.snapshot.metadata.config, out)
         next(); signed(row.snapshot.metadata.number, out)
         next(); string(row.snapshot.metadata.name, out)

@@ -11,9 +11,13 @@ struct SnapshotListingView {
     /// Checks `--output` and `--sort` before anything is listed.
     init(options: ListOptions) throws {
         self.options = options
-        let chosen = try selectColumns(options.output, from: SnapshotColumns.all + SnapshotColumns.explained, defaults: SnapshotColumns.defaults)
+        let chosen = try selectColumns(
+            options.output, from: SnapshotColumns.all + SnapshotColumns.explained, defaults: SnapshotColumns.defaults)
         // --explain adds its columns unless --output placed them already.
-        columns = chosen + (options.explain ? SnapshotColumns.explained.filter { column in !chosen.contains { $0.key == column.key } } : [])
+        columns =
+            chosen
+            + (options.explain
+                ? SnapshotColumns.explained.filter { column in !chosen.contains { $0.key == column.key } } : [])
         order = try Self.sortKey(options.sort)
     }
 
@@ -36,8 +40,9 @@ struct SnapshotListingView {
             let selected = options.explain ? outcome.considered : outcome.selected
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { listing.subvolumes[$0].exclusive != nil }
             if listing.exact != nil { exact.add(listing, selected: selected.map { listing.subvolumes[$0] }) }
-            rows += SnapshotRow.rows(at: selected, of: listing, timeZone: services.clock.timeZone,
-                                     explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
+            rows += SnapshotRow.rows(
+                at: selected, of: listing, timeZone: services.clock.timeZone,
+                explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
         }
         rows.sort(by: order)
         if options.json {
@@ -46,14 +51,18 @@ struct SnapshotListingView {
         } else if !rows.isEmpty {
             out.write(TextTable(columns: columns, rows: rows, bytes: bytes).rendered())
         }
-        out.note(summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))
+        out.note(
+            summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))
     }
 
     /// `{"snapshots": [...]}`, written one snapshot at a time: ten thousand snapshots
     /// never sit in memory as one document.
-    func writeJSON(_ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink, exact: ExactTotals? = nil) {
+    func writeJSON(
+        _ rows: [SnapshotRow], columns: [Column<SnapshotRow>], to out: any OutputSink, exact: ExactTotals? = nil
+    ) {
         guard !rows.isEmpty else {
-            return out.line(JSONValue.document([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
+            return out.line(
+                JSONValue.document([("snapshots", .array([]))] + (exact.map { [("exact", $0.json)] } ?? [])).rendered())
         }
         out.write("{\n   \"carve_version\": \"\(CarveCommand.version)\",\n   \"snapshots\": [\n")
         let chunk = ByteWriter()
@@ -72,8 +81,10 @@ struct SnapshotListingView {
     /// One snapshot object: by the fast writer when it knows the columns, else by the
     /// shared layout; a row with a name that is not UTF-8 by the general writer, the
     /// one that adds `KEY_base64` members.
-    private func append(_ row: SnapshotRow, columns: [Column<SnapshotRow>], to chunk: ByteWriter,
-                        fast: SnapshotJSONWriter?, layout: JSONObjectLayout, scratch: inout [UInt8]) {
+    private func append(
+        _ row: SnapshotRow, columns: [Column<SnapshotRow>], to chunk: ByteWriter,
+        fast: SnapshotJSONWriter?, layout: JSONObjectLayout, scratch: inout [UInt8]
+    ) {
         scratch.removeAll(keepingCapacity: true)
         if let fast {
             let start = chunk.count
@@ -112,7 +123,9 @@ struct SnapshotListingView {
     /// The order `--sort` asks for.
     static func sortKey(_ sort: String?) throws -> (SnapshotRow, SnapshotRow) -> Bool {
         let name = (sort ?? "CREATED").uppercased()
-        func byCreated(_ a: SnapshotRow, _ b: SnapshotRow) -> Bool { (a.snapshot.created, a.snapshot.id) < (b.snapshot.created, b.snapshot.id) }
+        func byCreated(_ a: SnapshotRow, _ b: SnapshotRow) -> Bool {
+            (a.snapshot.created, a.snapshot.id) < (b.snapshot.created, b.snapshot.id)
+        }
         func largest(_ key: @escaping (SnapshotRow) -> UInt64?) -> (SnapshotRow, SnapshotRow) -> Bool {
             { a, b in
                 let x = key(a).map { Int128($0) } ?? -1, y = key(b).map { Int128($0) } ?? -1
@@ -127,16 +140,19 @@ struct SnapshotListingView {
         case "ID": return { ($0.snapshot.id, $0.filesystem.uuid) < ($1.snapshot.id, $1.filesystem.uuid) }
         case "EXCL": return largest(\.snapshot.exclusive)
         case "RFER": return largest(\.snapshot.referenced)
-        case "NUMBER": return { a, b in
-            let x = a.snapshot.metadata.number ?? Int.max, y = b.snapshot.metadata.number ?? Int.max
-            return x != y ? x < y : a.number != b.number ? a.number < b.number : byCreated(a, b)
-        }
+        case "NUMBER":
+            return { a, b in
+                let x = a.snapshot.metadata.number ?? Int.max, y = b.snapshot.metadata.number ?? Int.max
+                return x != y ? x < y : a.number != b.number ? a.number < b.number : byCreated(a, b)
+            }
         case "PATH": return ascending(\.path)
         case "SOURCE": return ascending { $0.source ?? "" }
         case "MANAGER": return ascending(\.snapshot.metadata.manager.rawValue)
         case "DESCRIPTION": return ascending { $0.snapshot.metadata.description ?? "" }
         default:
-            throw UsageError("cannot sort by '\(sort ?? "")' (known: CREATED, ID, EXCL, RFER, NUMBER, PATH, SOURCE, MANAGER, DESCRIPTION)")
+            throw UsageError(
+                "cannot sort by '\(sort ?? "")' (known: CREATED, ID, EXCL, RFER, NUMBER, PATH, SOURCE, MANAGER, DESCRIPTION)"
+            )
         }
     }
 }

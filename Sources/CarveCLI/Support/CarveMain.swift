@@ -4,7 +4,9 @@ import CarveCore
 /// Runs carve on `arguments` and returns the exit status, mapping every error to
 /// one line on stderr and a documented code: never a Swift backtrace.
 public enum CarveMain {
-    public static func run(_ arguments: [String], readOptionsFile: (String) throws -> [UInt8]? = OptionsFile.readFile) -> Int32 {
+    public static func run(
+        _ arguments: [String], readOptionsFile: (String) throws -> [UInt8]? = OptionsFile.readFile
+    ) -> Int32 {
         let output = Services.current.output
         var optionsFile = OptionsFile()
         do {
@@ -32,7 +34,8 @@ public enum CarveMain {
 
     /// ArgumentParser's own errors: help and version go to stdout with 0; usage
     /// errors are one line plus a pointer to --help, exit 64.
-    private static func reportParserError(_ error: any Error, output: any OutputSink, optionsFile: OptionsFile) -> Int32 {
+    private static func reportParserError(_ error: any Error, output: any OutputSink, optionsFile: OptionsFile) -> Int32
+    {
         let code = CarveCommand.exitCode(for: error)
         let message = CarveCommand.fullMessage(for: error)
         if code == .success {

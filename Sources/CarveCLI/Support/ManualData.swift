@@ -14,10 +14,13 @@ public enum ManualData {
             ("version", .string(CarveCommand.version)),
             ("exitStatuses", .array(ExitStatus.allCases.map(exitStatus))),
             ("shrinkRules", .array(ShrinkRule.table.map(shrinkRule))),
-            ("columns", .object([
-                ("devices", columns(DeviceColumns.all, defaults: DeviceColumns.defaults)),
-                ("snapshots", columns(SnapshotColumns.all, defaults: SnapshotColumns.defaults)),
-            ])),
+            (
+                "columns",
+                .object([
+                    ("devices", columns(DeviceColumns.all, defaults: DeviceColumns.defaults)),
+                    ("snapshots", columns(SnapshotColumns.all, defaults: SnapshotColumns.defaults)),
+                ])
+            ),
         ]).rendered()
         // The tool info is already JSON; splice it in rather than re-model it.
         let toolInfo = CarveCommand._dumpHelp().trimmingTrailingNewline()
@@ -26,12 +29,13 @@ public enum ManualData {
 
     /// A listing's columns, as `--output` names them, with their JSON keys.
     private static func columns<Row>(_ all: [Column<Row>], defaults: [String]) -> JSONValue {
-        .array(all.map { column in
-            .object([
-                ("name", .string(column.name)), ("key", .string(column.key)), ("help", .string(column.help)),
-                ("default", .bool(defaults.contains(column.name))),
-            ])
-        })
+        .array(
+            all.map { column in
+                .object([
+                    ("name", .string(column.name)), ("key", .string(column.key)), ("help", .string(column.help)),
+                    ("default", .bool(defaults.contains(column.name))),
+                ])
+            })
     }
 
     private static func shrinkRule(_ rule: ShrinkRule) -> JSONValue {
@@ -42,7 +46,10 @@ public enum ManualData {
     }
 
     private static func exitStatus(_ status: ExitStatus) -> JSONValue {
-        .object([("code", .int(Int64(status.rawValue))), ("name", .string("\(status)")), ("meaning", .string(status.meaning))])
+        .object([
+            ("code", .int(Int64(status.rawValue))), ("name", .string("\(status)")),
+            ("meaning", .string(status.meaning)),
+        ])
     }
 
 }

@@ -15,7 +15,9 @@ public struct OptionsFile: Sendable {
     public var origins: [(words: [String], place: String)] = []
 
     /// `arguments` with every `--options-file FILE` replaced by the file's options.
-    public static func expand(_ arguments: [String], read: (String) throws -> [UInt8]?) throws -> ([String], OptionsFile) {
+    public static func expand(
+        _ arguments: [String], read: (String) throws -> [UInt8]?
+    ) throws -> ([String], OptionsFile) {
         var expanded: [String] = [], found = OptionsFile()
         var index = 0
         while index < arguments.count {
@@ -50,9 +52,13 @@ public struct OptionsFile: Sendable {
             let words = try OptionsFile.words(String(line), place: place)
             guard let first = words.first else { continue }
             guard first.hasPrefix("-"), first != "-", first != "--" else {
-                throw UsageError("\(place): '\(first)' is not an option: each line holds one option and its value, e.g. --keep-daily 7")
+                throw UsageError(
+                    "\(place): '\(first)' is not an option: each line holds one option and its value, e.g. --keep-daily 7"
+                )
             }
-            if first == option || first.hasPrefix(option + "=") { throw UsageError("\(place): an options file cannot name another one") }
+            if first == option || first.hasPrefix(option + "=") {
+                throw UsageError("\(place): an options file cannot name another one")
+            }
             if let second = words.dropFirst().first(where: { $0.hasPrefix("--") }) {
                 throw UsageError("\(place): one option a line: '\(second)' goes on a line of its own")
             }
@@ -86,7 +92,8 @@ public struct OptionsFile: Sendable {
     /// `message` with the place of the option it is about, when that option came from a file.
     public func locating(_ message: String) -> String {
         // A value or option the message quotes; else the option it names.
-        let origin = origins.first { $0.words.contains { message.containsText("'\($0)'") } }
+        let origin =
+            origins.first { $0.words.contains { message.containsText("'\($0)'") } }
             ?? origins.first { message.containsText($0.words[0] + " ") || message.containsText($0.words[0] + ":") }
         return origin.map { "\($0.place): \(message)" } ?? message
     }

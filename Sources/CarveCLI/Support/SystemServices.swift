@@ -15,7 +15,9 @@ struct StandardOutput: OutputSink {
     private func writeAll(_ fd: Int32, _ text: String) {
         var text = text
         // memchr finds the lead byte of a carried byte at memory speed; listings are megabytes.
-        if text.withUTF8({ !$0.isEmpty && memchr($0.baseAddress!, 0xF4, $0.count) != nil }) { text = ByteText.escapingCarriedBytes(text) }
+        if text.withUTF8({ !$0.isEmpty && memchr($0.baseAddress!, 0xF4, $0.count) != nil }) {
+            text = ByteText.escapingCarriedBytes(text)
+        }
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -14,7 +14,9 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         public var start: UInt64
         public var length: UInt64
         public var chunk: UInt64
-        public init(start: UInt64, length: UInt64, chunk: UInt64) { self.start = start; self.length = length; self.chunk = chunk }
+        public init(start: UInt64, length: UInt64, chunk: UInt64) {
+            self.start = start; self.length = length; self.chunk = chunk
+        }
         public var end: UInt64 { start + length }
     }
 
@@ -55,7 +57,9 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         public var size: UInt64
         /// Bytes of it held by chunks.
         public var allocated: UInt64
-        public init(devid: UInt64, size: UInt64, allocated: UInt64) { self.devid = devid; self.size = size; self.allocated = allocated }
+        public init(devid: UInt64, size: UInt64, allocated: UInt64) {
+            self.devid = devid; self.size = size; self.allocated = allocated
+        }
         public var unallocated: UInt64 { size - min(size, allocated) }
     }
 
@@ -83,7 +87,8 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
 
     public init(
         deviceSize: UInt64, extents: [DeviceExtent], blockGroups: [BlockGroup], dataExtents: [DataExtent] = [],
-        globalReserve: UInt64 = 0, devid: UInt64 = 1, otherMembers: [Member] = [], memberExtents: [UInt64: [DeviceExtent]] = [:]
+        globalReserve: UInt64 = 0, devid: UInt64 = 1, otherMembers: [Member] = [],
+        memberExtents: [UInt64: [DeviceExtent]] = [:]
     ) {
         self.devid = devid; self.otherMembers = otherMembers; self.memberExtents = memberExtents
         self.deviceSize = deviceSize
@@ -113,12 +118,15 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
     public func used(_ kind: Kind) -> UInt64 { blockGroups.filter { $0.kind == kind }.reduce(0) { $0 + $1.used } }
 
     /// Device bytes per logical byte for a block group: its stripes on this device (2 for DUP).
-    public func copies(of group: BlockGroup) -> UInt64 { UInt64(max(1, extents.filter { $0.chunk == group.start }.count)) }
+    public func copies(of group: BlockGroup) -> UInt64 {
+        UInt64(max(1, extents.filter { $0.chunk == group.start }.count))
+    }
 
     /// The smallest size, in whole MiB, that `fits(size:)`: a shrink there relocates
     /// what lies beyond without running out of space.
     public var minimum: UInt64 {
-        var low: UInt64 = 1, high = max(1, (max(deviceSize, extents.map(\.end).max() ?? 0) + Self.mebibyte - 1) / Self.mebibyte)
+        var low: UInt64 = 1,
+            high = max(1, (max(deviceSize, extents.map(\.end).max() ?? 0) + Self.mebibyte - 1) / Self.mebibyte)
         guard fits(size: high * Self.mebibyte) else { return high * Self.mebibyte }
         while low < high {
             let middle = (low + high) / 2
@@ -149,7 +157,8 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
         let data = used(.data) - min(used(.data), freedData)
         let chunks = max(1, (data + dataChunkSize - 1) / dataChunkSize)
         let dataCopies = blockGroups.filter { $0.kind == .data }.map(copies(of:)).max() ?? 1
-        let total = Self.reservedStart + margin + chunks * dataChunkSize * dataCopies
+        let total =
+            Self.reservedStart + margin + chunks * dataChunkSize * dataCopies
             + deviceBytes(.metadata) + deviceBytes(.system)
         return max(Self.smallestDevice, (total + Self.mebibyte - 1) / Self.mebibyte * Self.mebibyte)
     }

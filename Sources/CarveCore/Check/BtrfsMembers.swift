@@ -37,13 +37,16 @@ extension BtrfsAllocation {
     /// What the report says about the filesystem's other devices and how to shrink this one.
     public func memberNotes(target: UInt64, mountpoint: String) -> [String] {
         guard isMultiDevice else { return [] }
-        let others = otherMembers.map { "\($0.devid) (\(ByteSize.format($0.unallocated)) unallocated)" }.joined(separator: ", ")
+        let others = otherMembers.map { "\($0.devid) (\(ByteSize.format($0.unallocated)) unallocated)" }.joined(
+            separator: ", ")
         var notes = [
             "btrfs over \(deviceCount) devices (\(profiles.map(\.rawValue).joined(separator: ", "))); this is device \(devid), the others are \(others)",
             "shrink this device with `btrfs filesystem resize \(devid):\(target) \(CheckPlanner.shellQuoted(mountpoint))`",
         ]
         if everyDeviceHoldsEveryChunk {
-            notes.append("\(profiles.filter { ($0.mirrors ?? 0) >= deviceCount }.map(\.rawValue).joined(separator: ", ")) keeps a copy of every chunk on each of the \(deviceCount) devices: what this device holds moves only within it, and the others need room for one new chunk while it moves")
+            notes.append(
+                "\(profiles.filter { ($0.mirrors ?? 0) >= deviceCount }.map(\.rawValue).joined(separator: ", ")) keeps a copy of every chunk on each of the \(deviceCount) devices: what this device holds moves only within it, and the others need room for one new chunk while it moves"
+            )
         }
         return notes
     }

@@ -49,7 +49,9 @@ extension BtrfsAllocation {
         for kind in [Kind.metadata, .system] {
             let groups = blockGroups.filter { $0.kind == kind }
             let toMove = groups.filter { moving.contains($0.start) }.reduce(0) { $0 + $1.used * copies(of: $1) }
-            let staying = groups.filter { !moving.contains($0.start) }.reduce(0) { $0 + ($1.length - $1.used) * copies(of: $1) }
+            let staying = groups.filter { !moving.contains($0.start) }.reduce(0) {
+                $0 + ($1.length - $1.used) * copies(of: $1)
+            }
             if toMove > staying {
                 guard space.take(Self.roundUp(toMove - staying, to: 16 << 20)) else { return false }
                 newChunks = true
@@ -89,7 +91,9 @@ extension BtrfsAllocation {
 
     /// The data extents inside a group; when none were read, one extent of its used bytes.
     func dataExtents(in group: BlockGroup) -> [DataExtent] {
-        guard !dataExtents.isEmpty else { return group.used > 0 ? [DataExtent(start: group.start, length: group.used)] : [] }
+        guard !dataExtents.isEmpty else {
+            return group.used > 0 ? [DataExtent(start: group.start, length: group.used)] : []
+        }
         return dataExtents.filter { $0.start >= group.start && $0.start < group.start + group.length }
     }
 

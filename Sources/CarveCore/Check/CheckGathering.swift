@@ -10,13 +10,16 @@ public struct CheckEnvironment: Sendable {
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
         mounts: any MountTable, snapshots: any SnapshotListing
     ) {
-        self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts; self.snapshots = snapshots
+        self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts;
+        self.snapshots = snapshots
     }
 }
 
 /// `carve check`: validates the request, gathers the facts, asks the planner. Read-only.
 public enum Check {
-    public static func run(device path: String, operation: CheckOperation, in environment: CheckEnvironment) throws -> CheckReport {
+    public static func run(
+        device path: String, operation: CheckOperation, in environment: CheckEnvironment
+    ) throws -> CheckReport {
         let device = try environment.devices.device(at: path)
         // A partition needs nothing but itself and its disk's table: the whole machine
         // is probed only for a disk, whose partitions must be found.
@@ -26,13 +29,16 @@ public enum Check {
         case .shrinkTo(let bytes), .shrinkBy(let bytes):
             guard bytes > 0 else { throw UsageError("\(operation.name): the size must be larger than zero") }
             if try isPartitionedDisk(device, devices: all, tables: environment.tables) {
-                throw UsageError("\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
+                throw UsageError(
+                    "\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
             }
             let target = try shrinkTarget(operation, device: device)
             return CheckPlanner.shrink(try gatherer.subject(device), to: target, operation: operation)
         case .newPartition(let bytes):
             guard bytes > 0 else { throw UsageError("new-partition: the size must be larger than zero") }
-            guard device.kind != .part else { throw UsageError("\(path) is a partition: --new-partition needs a whole disk") }
+            guard device.kind != .part else {
+                throw UsageError("\(path) is a partition: --new-partition needs a whole disk")
+            }
             guard let table = try environment.tables.table(ofDisk: device.path) else {
                 throw UsageError("\(path) has no partition table: create one first (fdisk, sfdisk --label gpt)")
             }
@@ -41,7 +47,9 @@ public enum Check {
             return CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
         case .remove:
             guard device.properties.fsType == "btrfs" else {
-                throw UsageError("--remove: \(path) holds \(device.properties.fsType ?? "no filesystem"), not a device of a multi-device btrfs")
+                throw UsageError(
+                    "--remove: \(path) holds \(device.properties.fsType ?? "no filesystem"), not a device of a multi-device btrfs"
+                )
             }
             return CheckPlanner.remove(try gatherer.subject(device))
         }
@@ -50,7 +58,9 @@ public enum Check {
     /// True for a whole device that holds partitions rather than one filesystem: it has
     /// partitions, or libfdisk finds a table and no filesystem is on the device itself
     /// (a FAT boot sector can look like a DOS table; udev's PTTYPE can be stale).
-    static func isPartitionedDisk(_ device: BlockDevice, devices: [BlockDevice], tables: any PartitionTableReader) throws -> Bool {
+    static func isPartitionedDisk(
+        _ device: BlockDevice, devices: [BlockDevice], tables: any PartitionTableReader
+    ) throws -> Bool {
         guard device.kind != .part else { return false }
         if devices.contains(where: { $0.parent == device.name && $0.kind == .part }) { return true }
         guard device.properties.fsType == nil else { return false }
@@ -61,10 +71,14 @@ public enum Check {
         let current = "\(device.path) is \(ByteSize.format(device.size)) (\(device.size) bytes)"
         switch operation {
         case .shrinkTo(let bytes):
-            guard bytes <= device.size else { throw UsageError("cannot shrink to \(ByteSize.format(bytes)): \(current)") }
+            guard bytes <= device.size else {
+                throw UsageError("cannot shrink to \(ByteSize.format(bytes)): \(current)")
+            }
             return bytes
         case .shrinkBy(let bytes):
-            guard bytes < device.size else { throw UsageError("cannot shrink by \(ByteSize.format(bytes)): \(current)") }
+            guard bytes < device.size else {
+                throw UsageError("cannot shrink by \(ByteSize.format(bytes)): \(current)")
+            }
             return device.size - bytes
         case .newPartition(let bytes):
             return bytes
@@ -101,7 +115,9 @@ struct Gatherer {
                 let filesystem = try environment.snapshots.filesystem(containing: mountpoint)
                 var listing = try environment.snapshots.subvolumes(of: filesystem, sizes: .quota)
                 // Quotas off: the exact scan (root, read-only) names the snapshots that make it fit.
-                if listing.sizes == .none, let exact = try? environment.snapshots.subvolumes(of: filesystem, sizes: .exact) {
+                if listing.sizes == .none,
+                    let exact = try? environment.snapshots.subvolumes(of: filesystem, sizes: .exact)
+                {
                     listing = exact
                 }
                 subject.snapshots = listing
@@ -138,7 +154,10 @@ struct Gatherer {
     /// else by number.
     func entry(for device: BlockDevice, in table: PartitionTable) -> PartitionEntry? {
         if let start = device.start,
-           let entry = table.partitions.first(where: { $0.start * table.sectorSize == start * 512 }) { return entry }
+            let entry = table.partitions.first(where: { $0.start * table.sectorSize == start * 512 })
+        {
+            return entry
+        }
         return device.properties.partNumber.flatMap { table.partition(number: $0) }
     }
 }

@@ -8,7 +8,8 @@ public enum CheckPlanner {
             minimumSource: subject.figures.source
         )
         if let table = subject.table, let partition = subject.partition {
-            report.shrunkPartition = PlannedPartition(number: partition.number, range: shrunkRange(partition, to: target, in: table))
+            report.shrunkPartition = PlannedPartition(
+                number: partition.number, range: shrunkRange(partition, to: target, in: table))
         }
         if let note = subject.figures.note { report.notes.append(note) }
         if let btrfs = subject.figures.btrfs, let mountpoint = subject.mountpoints.first {
@@ -35,22 +36,34 @@ public enum CheckPlanner {
         let type = subject.fsType ?? "no filesystem"
         switch rule.ability {
         case .cannotShrink:
-            report.blockers.append(Blocker(.cannotShrink, bytes: subject.currentSize - target, detail: "\(type) on \(device): \(rule.note)"))
+            report.blockers.append(
+                Blocker(
+                    .cannotShrink, bytes: subject.currentSize - target, detail: "\(type) on \(device): \(rule.note)"))
         case .unknown:
             report.blockers.append(Blocker(.cannotTell, detail: "\(device): \(rule.note)"))
         case .onlineOnly where subject.mountpoints.isEmpty:
-            report.blockers.append(Blocker(.mustMount, detail: "\(type) shrinks only while mounted, and \(device) is not mounted"))
-            report.remedies.append(Remedy(command: "mount \(shellQuoted(device)) /mnt", detail: "mount it, then check again"))
+            report.blockers.append(
+                Blocker(.mustMount, detail: "\(type) shrinks only while mounted, and \(device) is not mounted"))
+            report.remedies.append(
+                Remedy(command: "mount \(shellQuoted(device)) /mnt", detail: "mount it, then check again"))
         case .offlineOnly where !subject.mountpoints.isEmpty:
             let places = subject.mountpoints.joined(separator: ", ")
-            report.blockers.append(Blocker(.mustUnmount, detail: "\(type) shrinks only while unmounted, and \(device) is mounted at \(places)"))
+            report.blockers.append(
+                Blocker(
+                    .mustUnmount, detail: "\(type) shrinks only while unmounted, and \(device) is mounted at \(places)")
+            )
             for mountpoint in subject.mountpoints {
-                report.remedies.append(Remedy(command: "umount \(shellQuoted(mountpoint))", detail: "unmount it before shrinking"))
+                report.remedies.append(
+                    Remedy(command: "umount \(shellQuoted(mountpoint))", detail: "unmount it before shrinking"))
             }
         case .recreate:
             if let busy = subject.busy {
-                report.blockers.append(Blocker(.inUse, detail: "\(device) is \(busy); swap is recreated only when not in use"))
-                report.remedies.append(Remedy(command: "swapoff \(shellQuoted(device))", detail: "stop using it, then recreate it with mkswap"))
+                report.blockers.append(
+                    Blocker(.inUse, detail: "\(device) is \(busy); swap is recreated only when not in use"))
+                report.remedies.append(
+                    Remedy(
+                        command: "swapoff \(shellQuoted(device))", detail: "stop using it, then recreate it with mkswap"
+                    ))
             }
         case .onlineOnly, .offlineOnly:
             break
@@ -74,11 +87,12 @@ public enum CheckPlanner {
         // btrfs: the relocation is simulated at the target itself, not only compared.
         guard target < minimum || subject.figures.btrfs?.fits(size: target) == false else { return }
         let short = minimum > target ? "; the target is \(ByteSize.format(minimum - target)) short" : ""
-        report.blockers.append(Blocker(
-            .belowMinimum, bytes: minimum > target ? minimum - target : nil,
-            detail: "\(subject.fsType ?? "the filesystem") on \(device) needs at least \(ByteSize.format(minimum)) "
-                + "(\(minimum) bytes, from \(subject.figures.source))\(short)"
-        ))
+        report.blockers.append(
+            Blocker(
+                .belowMinimum, bytes: minimum > target ? minimum - target : nil,
+                detail: "\(subject.fsType ?? "the filesystem") on \(device) needs at least \(ByteSize.format(minimum)) "
+                    + "(\(minimum) bytes, from \(subject.figures.source))\(short)"
+            ))
         addBalance(subject, target: target, minimum: minimum, into: &report)
         snapshots.add(into: &report)
     }
@@ -86,19 +100,24 @@ public enum CheckPlanner {
     /// btrfs: a balance gives back over-allocated metadata chunks.
     static func addBalance(_ subject: ShrinkSubject, target: UInt64, minimum: UInt64, into report: inout CheckReport) {
         guard let afterBalance = subject.figures.minimumAfterBalance, afterBalance < minimum,
-              let mountpoint = subject.mountpoints.first else { return }
+            let mountpoint = subject.mountpoints.first
+        else { return }
         let command = balanceCommand(mountpoint)
         if target >= afterBalance {
-            report.blockers.append(Blocker(
-                .allocatedChunks, bytes: minimum - afterBalance,
-                detail: "chunks are allocated but part empty: a shrink moves chunks whole when there is no room to repack them"
-            ))
-            report.remedies.append(Remedy(
-                command: command, frees: minimum - afterBalance,
-                detail: "repacks the chunks; the minimum becomes about \(ByteSize.format(afterBalance))"
-            ))
+            report.blockers.append(
+                Blocker(
+                    .allocatedChunks, bytes: minimum - afterBalance,
+                    detail:
+                        "chunks are allocated but part empty: a shrink moves chunks whole when there is no room to repack them"
+                ))
+            report.remedies.append(
+                Remedy(
+                    command: command, frees: minimum - afterBalance,
+                    detail: "repacks the chunks; the minimum becomes about \(ByteSize.format(afterBalance))"
+                ))
         } else {
-            report.notes.append("after `\(command)` the minimum would be \(ByteSize.format(afterBalance)), still above the target")
+            report.notes.append(
+                "after `\(command)` the minimum would be \(ByteSize.format(afterBalance)), still above the target")
         }
     }
 

@@ -23,17 +23,27 @@ extension BtrfsAllocation {
         }
         var blockers: [Blocker] = []
         for profile in profiles where Self.fewestDevices(profile) > deviceCount - 1 {
-            blockers.append(Blocker(.cannotRemove, detail: "\(profile.rawValue) needs at least \(Self.fewestDevices(profile)) devices, "
-                + "and removing \(device) leaves \(deviceCount - 1)"))
+            blockers.append(
+                Blocker(
+                    .cannotRemove,
+                    detail: "\(profile.rawValue) needs at least \(Self.fewestDevices(profile)) devices, "
+                        + "and removing \(device) leaves \(deviceCount - 1)"))
         }
         if let striped = stripedProfile {
-            blockers.append(Blocker(.cannotTell, detail: "\(striped.rawValue) restripes every chunk over the devices left: carve cannot tell yet"))
+            blockers.append(
+                Blocker(
+                    .cannotTell,
+                    detail: "\(striped.rawValue) restripes every chunk over the devices left: carve cannot tell yet"))
         }
         guard blockers.isEmpty else { return blockers }
         let short = removalShortfall()
         if short > 0 {
-            blockers.append(Blocker(.noRoom, bytes: short, detail: "the other devices lack \(ByteSize.format(short)) of unallocated space "
-                + "for the chunks \(device) holds (\(ByteSize.format(allocated)) allocated, each copy on a device of its own)"))
+            blockers.append(
+                Blocker(
+                    .noRoom, bytes: short,
+                    detail: "the other devices lack \(ByteSize.format(short)) of unallocated space "
+                        + "for the chunks \(device) holds (\(ByteSize.format(allocated)) allocated, each copy on a device of its own)"
+                ))
         }
         return blockers
     }
@@ -49,7 +59,9 @@ extension BtrfsAllocation {
         }
         for stripe in moving.sorted(by: { $0.length > $1.length }) {
             let candidates = room.filter { !(holders[stripe.chunk] ?? []).contains($0.key) }
-            guard let best = candidates.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), best.value >= stripe.length else {
+            guard let best = candidates.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
+                best.value >= stripe.length
+            else {
                 short += stripe.length - (candidates.values.max() ?? 0)
                 continue
             }
@@ -74,12 +86,15 @@ extension CheckPlanner {
     public static func remove(_ subject: ShrinkSubject) -> CheckReport {
         let device = subject.device.path
         var report = CheckReport(
-            device: device, filesystem: subject.fsType, operation: .remove, currentSize: subject.currentSize, targetSize: 0,
+            device: device, filesystem: subject.fsType, operation: .remove, currentSize: subject.currentSize,
+            targetSize: 0,
             minimumSource: subject.figures.source
         )
         guard let mountpoint = subject.mountpoints.first else {
-            report.blockers.append(Blocker(.mustMount, detail: "a btrfs device is removed while mounted, and \(device) is not mounted"))
-            report.remedies.append(Remedy(command: "mount \(shellQuoted(device)) /mnt", detail: "mount it, then check again"))
+            report.blockers.append(
+                Blocker(.mustMount, detail: "a btrfs device is removed while mounted, and \(device) is not mounted"))
+            report.remedies.append(
+                Remedy(command: "mount \(shellQuoted(device)) /mnt", detail: "mount it, then check again"))
             return report
         }
         guard let btrfs = subject.figures.btrfs else {
@@ -89,8 +104,9 @@ extension CheckPlanner {
         }
         report.blockers = btrfs.removalBlockers(device: device)
         if report.blockers.isEmpty {
-            report.notes.append("remove it with `btrfs device remove \(btrfs.devid) \(shellQuoted(mountpoint))`: "
-                + "its \(ByteSize.format(btrfs.allocated)) of chunks move to the other devices")
+            report.notes.append(
+                "remove it with `btrfs device remove \(btrfs.devid) \(shellQuoted(mountpoint))`: "
+                    + "its \(ByteSize.format(btrfs.allocated)) of chunks move to the other devices")
         }
         return report
     }

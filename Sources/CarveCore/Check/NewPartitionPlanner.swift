@@ -11,12 +11,15 @@ extension CheckPlanner {
                 return CheckReport(
                     device: disk.path, filesystem: nil, operation: operation, currentSize: table.bytes(gap.size),
                     targetSize: bytes, newPartition: place,
-                    notes: ["the free gap at sectors \(gap.start)-\(gap.end) (\(ByteSize.format(table.bytes(gap.size)))) holds it"]
+                    notes: [
+                        "the free gap at sectors \(gap.start)-\(gap.end) (\(ByteSize.format(table.bytes(gap.size)))) holds it"
+                    ]
                 )
             }
         }
         let largestGap = table.freeGaps.map { table.bytes($0.size) }.max() ?? 0
-        let noGap = "no free gap holds \(ByteSize.format(bytes)) once aligned to \(ByteSize.format(table.grain)) "
+        let noGap =
+            "no free gap holds \(ByteSize.format(bytes)) once aligned to \(ByteSize.format(table.grain)) "
             + "(largest free gap: \(ByteSize.format(largestGap)))"
         let candidates = subjects.compactMap { makingRoom(after: $0, bytes: bytes, table: table, disk: disk) }
         if let best = candidates.filter({ $0.verdict == .fits }).max(by: { $0.targetSize < $1.targetSize }) {
@@ -27,7 +30,11 @@ extension CheckPlanner {
         guard var report = candidates.min(by: { shortfall($0) < shortfall($1) }) else {
             return CheckReport(
                 device: disk.path, filesystem: nil, operation: operation, currentSize: largestGap, targetSize: bytes,
-                blockers: [Blocker(.noRoom, bytes: bytes - min(bytes, largestGap), detail: noGap + ", and no partition can make room")]
+                blockers: [
+                    Blocker(
+                        .noRoom, bytes: bytes - min(bytes, largestGap),
+                        detail: noGap + ", and no partition can make room")
+                ]
             )
         }
         report.blockers.insert(Blocker(.noRoom, bytes: bytes - min(bytes, largestGap), detail: noGap), at: 0)
@@ -40,7 +47,9 @@ extension CheckPlanner {
 
     /// The check for shrinking `subject`'s partition just enough that the new partition
     /// fits between it and whatever follows; nil when no shrink of it can make room.
-    static func makingRoom(after subject: ShrinkSubject, bytes: UInt64, table: PartitionTable, disk: BlockDevice) -> CheckReport? {
+    static func makingRoom(
+        after subject: ShrinkSubject, bytes: UInt64, table: PartitionTable, disk: BlockDevice
+    ) -> CheckReport? {
         guard let partition = subject.partition else { return nil }
         let grain = table.grainSectors
         let length = (table.sectors(holding: bytes) + grain - 1) / grain * grain
@@ -61,7 +70,9 @@ extension CheckPlanner {
 
     /// How far a candidate is from fitting: types that cannot shrink rank last.
     static func shortfall(_ report: CheckReport) -> UInt64 {
-        if report.blockers.contains(where: { [.cannotShrink, .cannotTell, .minimumUnknown].contains($0.kind) }) { return .max }
+        if report.blockers.contains(where: { [.cannotShrink, .cannotTell, .minimumUnknown].contains($0.kind) }) {
+            return .max
+        }
         return report.blockers.first { $0.kind == .belowMinimum }?.bytes ?? 0
     }
 }

@@ -33,7 +33,9 @@ public struct ShrinkRule: Sendable, Hashable {
             types: ["ext2", "ext3", "ext4"], ability: .offlineOnly, tool: "resize2fs DEV SIZE",
             note: "shrinks only while unmounted (resize2fs grows online but shrinks offline)"
         ),
-        ShrinkRule(types: ["xfs"], ability: .cannotShrink, tool: nil, note: "xfs cannot be shrunk; copy the data off and recreate it"),
+        ShrinkRule(
+            types: ["xfs"], ability: .cannotShrink, tool: nil,
+            note: "xfs cannot be shrunk; copy the data off and recreate it"),
         ShrinkRule(
             types: ["vfat"], ability: .offlineOnly, tool: "fatresize -s SIZE DEV",
             note: "shrinks while unmounted with fatresize"
@@ -47,7 +49,9 @@ public struct ShrinkRule: Sendable, Hashable {
             note: "recreated at the new size while not in use (swapoff first)"
         ),
         ShrinkRule(types: ["crypto_LUKS"], ability: .unknown, tool: nil, note: "LUKS: not supported yet, cannot tell"),
-        ShrinkRule(types: ["LVM2_member"], ability: .unknown, tool: nil, note: "LVM physical volume: not supported yet, cannot tell"),
+        ShrinkRule(
+            types: ["LVM2_member"], ability: .unknown, tool: nil,
+            note: "LVM physical volume: not supported yet, cannot tell"),
     ]
 
     /// The rule for a blkid TYPE; unknown types and no filesystem at all get the "cannot tell" rule.

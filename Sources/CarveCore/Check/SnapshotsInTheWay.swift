@@ -23,7 +23,9 @@ struct SnapshotsInTheWay {
 
     /// The minimum once every deletable snapshot is gone; nil when sizes are unknown.
     var minimumWithoutSnapshots: UInt64? {
-        guard let allocation = subject.figures.btrfs, sizesKnown, let minimum = subject.figures.minimum else { return nil }
+        guard let allocation = subject.figures.btrfs, sizesKnown, let minimum = subject.figures.minimum else {
+            return nil
+        }
         let freed = self.freed(by: deletable)
         return min(minimum, allocation.minimumAfterBalance(freeingData: freed))
     }
@@ -36,14 +38,16 @@ struct SnapshotsInTheWay {
         }
         let candidates = deletable
         guard !candidates.isEmpty, let allocation = subject.figures.btrfs,
-              allocation.minimumAfterBalance() > target else { return }
+            allocation.minimumAfterBalance() > target
+        else { return }
         let mountpoint = listing.filesystem.mountpoint
         guard sizesKnown else {
             report.notes.append("\(candidates.count) snapshot(s) may be pinning space; their sizes are unknown")
-            report.remedies.append(Remedy(
-                command: "carve snapshots list \(CheckPlanner.shellQuoted(mountpoint)) --sizes exact",
-                detail: "shows how much each snapshot holds exclusively, then check again"
-            ))
+            report.remedies.append(
+                Remedy(
+                    command: "carve snapshots list \(CheckPlanner.shellQuoted(mountpoint)) --sizes exact",
+                    detail: "shows how much each snapshot holds exclusively, then check again"
+                ))
             return
         }
         guard let chosen = fewestOldest(candidates) else {
@@ -55,23 +59,31 @@ struct SnapshotsInTheWay {
         }
         let freed = self.freed(by: chosen)
         let names = chosen.map(displayName).joined(separator: ", ")
-        report.blockers.append(Blocker(
-            .snapshots, bytes: freed,
-            detail: "\(chosen.count) snapshot(s) pin \(ByteSize.format(freed)) the shrink needs: \(names)"
-        ))
-        report.remedies.append(Remedy(
-            command: "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed)\(sizesOption) --wait", frees: freed,
-            detail: "deletes the oldest snapshots until \(ByteSize.format(freed)) is free"
-        ))
-        report.remedies.append(Remedy(
-            command: CheckPlanner.balanceCommand(mountpoint),
-            detail: "then repack the chunks the deleted snapshots leave part empty (after the cleaner has freed them)"
-        ))
+        report.blockers.append(
+            Blocker(
+                .snapshots, bytes: freed,
+                detail: "\(chosen.count) snapshot(s) pin \(ByteSize.format(freed)) the shrink needs: \(names)"
+            ))
+        report.remedies.append(
+            Remedy(
+                command:
+                    "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed)\(sizesOption) --wait",
+                frees: freed,
+                detail: "deletes the oldest snapshots until \(ByteSize.format(freed)) is free"
+            ))
+        report.remedies.append(
+            Remedy(
+                command: CheckPlanner.balanceCommand(mountpoint),
+                detail:
+                    "then repack the chunks the deleted snapshots leave part empty (after the cleaner has freed them)"
+            ))
         if chosen.allSatisfy({ $0.mountedPath != nil }) {
             let paths = chosen.compactMap(\.mountedPath).map(CheckPlanner.shellQuoted).joined(separator: " ")
-            report.remedies.append(Remedy(
-                command: "carve snapshots delete --wait \(paths)", frees: freed, detail: "deletes exactly these \(chosen.count)"
-            ))
+            report.remedies.append(
+                Remedy(
+                    command: "carve snapshots delete --wait \(paths)", frees: freed,
+                    detail: "deletes exactly these \(chosen.count)"
+                ))
         }
     }
 

@@ -10,7 +10,9 @@ public enum SwapList {
         var paths: [String] = []
         for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 5 else { throw ParseError(line: index + 1, of: "/proc/swaps", reason: "expected five fields") }
+            guard fields.count >= 5 else {
+                throw ParseError(line: index + 1, of: "/proc/swaps", reason: "expected five fields")
+            }
             if fields[1] == "partition" { paths.append(MountInfo.unescape(String(fields[0]))) }
         }
         return paths
@@ -20,8 +22,9 @@ public enum SwapList {
     /// any mount (their device number is left 0:0, which no block device has).
     public static func entries(for paths: [String]) -> [MountEntry] {
         paths.map { path in
-            MountEntry(mountID: -1, parentID: -1, number: DeviceNumber(major: 0, minor: 0), root: "/",
-                       mountpoint: mountpoint, options: [], fsType: "swap", source: path, superOptions: [])
+            MountEntry(
+                mountID: -1, parentID: -1, number: DeviceNumber(major: 0, minor: 0), root: "/",
+                mountpoint: mountpoint, options: [], fsType: "swap", source: path, superOptions: [])
         }
     }
 }

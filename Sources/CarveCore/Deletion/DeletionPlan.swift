@@ -1,4 +1,3 @@
-
 /// A selected snapshot that the safety rules keep, and why.
 public struct ProtectedSnapshot: Sendable {
     public var snapshot: PlannedSnapshot
@@ -34,7 +33,8 @@ public struct DeletionPlan: Sendable {
         outcome.considered.compactMap { index in
             let subvolume = listing.subvolumes[index]
             return outcome.keptBy[subvolume.id].map {
-                KeptSnapshot(snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem), keptBy: $0)
+                KeptSnapshot(
+                    snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem), keptBy: $0)
             }
         }
     }
@@ -87,7 +87,9 @@ public struct DeletionPlan: Sendable {
 
 /// Oldest first by creation time, ties by id, so a plan reads like the listing.
 func olderFirst(_ a: PlannedSnapshot, _ b: PlannedSnapshot) -> Bool {
-    let (dateA, dateB) = (a.subvolume.metadata.created ?? a.subvolume.created, b.subvolume.metadata.created ?? b.subvolume.created)
+    let (dateA, dateB) = (
+        a.subvolume.metadata.created ?? a.subvolume.created, b.subvolume.metadata.created ?? b.subvolume.created
+    )
     if dateA != dateB { return dateA < dateB }
     if a.filesystem.uuid != b.filesystem.uuid { return a.filesystem.uuid < b.filesystem.uuid }
     return a.subvolume.id < b.subvolume.id

@@ -1,4 +1,3 @@
-
 /// `carve snapshots delete`: snapshots named by path, snapper number or id, and
 /// those the selection options choose on the filesystems in scope (union).
 public struct DeleteRequest: Sendable {
@@ -12,12 +11,15 @@ public struct DeleteRequest: Sendable {
 
     /// Parses the names; refuses a request that names nothing (deleting every
     /// snapshot takes `--all`).
-    public init(names: [String], ids: [UInt64], filesystems: [String], selection: SnapshotSelection) throws(UsageError) {
+    public init(names: [String], ids: [UInt64], filesystems: [String], selection: SnapshotSelection) throws(UsageError)
+    {
         var parsed: [SnapshotName] = []
         for name in names { parsed.append(try SnapshotName.parse(name)) }
         self.names = parsed; self.ids = ids; self.filesystems = filesystems; self.selection = selection
         guard !parsed.isEmpty || !ids.isEmpty || usesSelection else {
-            throw UsageError("no snapshots named: give SNAPSHOT paths, CONFIG:NUMBER, --id or a selection option (--all deletes every snapshot)")
+            throw UsageError(
+                "no snapshots named: give SNAPSHOT paths, CONFIG:NUMBER, --id or a selection option (--all deletes every snapshot)"
+            )
         }
     }
 
@@ -38,12 +40,19 @@ public struct DeleteRequest: Sendable {
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
         // One statfs per named path places it; the filesystems to list follow from them.
         let named = names.compactMap { name -> String? in
-            if case .path(let path) = name { return SnapshotResolver.absolute(path, from: backend.workingDirectory) } else { return nil }
+            if case .path(let path) = name {
+                return SnapshotResolver.absolute(path, from: backend.workingDirectory)
+            } else {
+                return nil
+            }
         }
-        let located = named.isEmpty ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
+        let located =
+            named.isEmpty
+            ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
         let listings = BackupChains.linked(
             try Scope.listings(scopePaths, backend: backend, sizes: sizes, located: located), backend: backend)
-        let resolver = SnapshotResolver(backend: backend, listings: listings, scoped: !filesystems.isEmpty, located: located)
+        let resolver = SnapshotResolver(
+            backend: backend, listings: listings, scoped: !filesystems.isEmpty, located: located)
         var selected: [PlannedSnapshot] = []
         for name in names { selected += try resolver.resolve(name) }
         for id in ids { selected.append(try resolver.resolve(id: id)) }
@@ -51,7 +60,9 @@ public struct DeleteRequest: Sendable {
         if usesSelection {
             for listing in listings {
                 let outcome = selection.evaluate(listing.subvolumes, now: now)
-                selected += outcome.selected.map { PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem) }
+                selected += outcome.selected.map {
+                    PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
+                }
                 pairNotes += outcome.pairNotes
                 kept += DeletionPlan.keptByRetention(outcome, in: listing)
             }
@@ -77,11 +88,14 @@ public struct ThinRequest: Sendable {
     /// How sizes are found: quota, or exact (thin then chooses by what the set frees together).
     public var sizes: SizeMode = .auto
 
-    public init(path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool) throws(UsageError) {
+    public init(
+        path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool
+    ) throws(UsageError) {
         let target: UInt64
         do { target = try ByteSize.parse(free) } catch { throw UsageError("--free: \(error.message)") }
         guard target > 0 else { throw UsageError("--free \(free): nothing to free; give a size above 0") }
-        self.path = path; self.target = target; self.selection = selection; self.order = order; self.bestEffort = bestEffort
+        self.path = path; self.target = target; self.selection = selection; self.order = order;
+        self.bestEffort = bestEffort
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
@@ -90,11 +104,17 @@ public struct ThinRequest: Sendable {
             throw UsageError("\(path): no btrfs filesystem")
         }
         let outcome = selection.evaluate(listing.subvolumes, now: now)
-        let selected = outcome.selected.map { PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem) }
+        let selected = outcome.selected.map {
+            PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
+        }
         let allowed = DeletionPlan.make(selected: selected, rules: rules)
         let planner = ThinPlanner(target: target, order: order, bestEffort: bestEffort)
-        let chosen = try listing.exact.map { try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0) }
-            ?? planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
+        let chosen =
+            try listing.exact.map {
+                try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0)
+            }
+            ?? planner.choose(
+                from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
         var notes = listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing])
         var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
         plan.exactSizes = DeletionPlan.exactSizes([listing])
@@ -114,7 +134,8 @@ enum Scope {
     /// `paths` (each a path inside a btrfs filesystem) or, when empty, every mounted
     /// btrfs filesystem; each once. A path not on btrfs is bad input here.
     static func listings(
-        _ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota, located: LocatedPaths = LocatedPaths()
+        _ paths: [String], backend: any SnapshotBackend, sizes: SizeMode = .quota,
+        located: LocatedPaths = LocatedPaths()
     ) throws -> [VolumeListing] {
         var filesystems: [Filesystem] = []
         if paths.isEmpty {

@@ -47,7 +47,10 @@ public struct DeletionSession {
     public var dryRun: Bool
     public var wait: Bool
 
-    public init(backend: any SnapshotBackend, lock: any DeletionLock, lockTimeout: Double, rules: DeletionRules, dryRun: Bool, wait: Bool) {
+    public init(
+        backend: any SnapshotBackend, lock: any DeletionLock, lockTimeout: Double, rules: DeletionRules, dryRun: Bool,
+        wait: Bool
+    ) {
         self.backend = backend; self.lock = lock; self.lockTimeout = lockTimeout; self.rules = rules
         self.dryRun = dryRun; self.wait = wait
     }
@@ -93,7 +96,9 @@ public struct DeletionSession {
         do {
             holder = try lock.acquire(timeout: lockTimeout)
         } catch {
-            let why = error is LockedError ? "another carve holds the lock" : "warning: \(InterruptedDeletionSweep.reason(error))"
+            let why =
+                error is LockedError
+                ? "another carve holds the lock" : "warning: \(InterruptedDeletionSweep.reason(error))"
             hooks.note("\(why): what interrupted runs left is finished by a later run")
             return
         }

@@ -52,7 +52,9 @@ public struct InterruptedDeletionSweep: Sendable {
             do {
                 scan = try marking.markedDirectories(in: scope)
             } catch {
-                report.warnings.append("cannot look for deletions left unfinished on \(scope.filesystem.mountpoint): \(Self.reason(error))")
+                report.warnings.append(
+                    "cannot look for deletions left unfinished on \(scope.filesystem.mountpoint): \(Self.reason(error))"
+                )
                 continue
             }
             report.warnings += scan.warnings
@@ -61,7 +63,10 @@ public struct InterruptedDeletionSweep: Sendable {
         return report
     }
 
-    private func resolve(_ directory: MarkedDeletionDirectory, _ marking: any InterruptedDeletionMarking, into report: inout InterruptedDeletionReport) {
+    private func resolve(
+        _ directory: MarkedDeletionDirectory, _ marking: any InterruptedDeletionMarking,
+        into report: inout InterruptedDeletionReport
+    ) {
         do {
             if directory.snapshotPresent, directory.manager == .timeshift {
                 report.partlyDeleted.append(directory)
@@ -71,10 +76,12 @@ public struct InterruptedDeletionSweep: Sendable {
             } else if try dryRun || marking.finishInterruptedDeletion(directory) {
                 report.finished.append(directory)
             } else {
-                report.warnings.append("left \(directory.path) of an interrupted run as it is: it holds a subvolume or a mount")
+                report.warnings.append(
+                    "left \(directory.path) of an interrupted run as it is: it holds a subvolume or a mount")
             }
         } catch {
-            report.warnings.append("cannot finish the interrupted deletion of \(directory.label): \(Self.reason(error))")
+            report.warnings.append(
+                "cannot finish the interrupted deletion of \(directory.label): \(Self.reason(error))")
         }
     }
 

@@ -42,7 +42,9 @@ public struct DeletionOutcome: Sendable {
     /// Why the manager metadata could not be removed, when it could not.
     public var metadataWarning: String?
 
-    public init(snapshot: PlannedSnapshot, result: Result, metadataRemoved: String? = nil, metadataWarning: String? = nil) {
+    public init(
+        snapshot: PlannedSnapshot, result: Result, metadataRemoved: String? = nil, metadataWarning: String? = nil
+    ) {
         self.snapshot = snapshot; self.result = result
         self.metadataRemoved = metadataRemoved; self.metadataWarning = metadataWarning
     }
@@ -110,7 +112,7 @@ public struct SnapshotDeleter: Sendable {
     /// written (a full disk) does not stop the deletion: freeing space comes first.
     private func mark(_ subvolume: Volume, on filesystem: Filesystem) -> Bool {
         guard [.snapper, .timeshift].contains(subvolume.metadata.manager),
-              subvolume.metadata.metadataPath != nil
+            subvolume.metadata.metadataPath != nil
         else { return false }
         return (try? backend.markDeletion(of: subvolume, on: filesystem)) ?? false
     }

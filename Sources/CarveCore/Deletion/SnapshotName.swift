@@ -13,13 +13,14 @@ public enum SnapshotName: Sendable, Hashable {
         let config = String(text[..<colon])
         let numbers = String(text[text.index(after: colon)...])
         func fail(_ reason: String) -> UsageError {
-            UsageError("invalid snapshot name '\(text)': \(reason) (expected a path, CONFIG:NUMBER or CONFIG:FIRST-LAST)")
+            UsageError(
+                "invalid snapshot name '\(text)': \(reason) (expected a path, CONFIG:NUMBER or CONFIG:FIRST-LAST)")
         }
         guard !config.isEmpty, config.allSatisfy(isConfigCharacter) else { throw fail("bad snapper config name") }
         let bounds = numbers.split(separator: "-", omittingEmptySubsequences: false)
         guard (1...2).contains(bounds.count),
-              bounds.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let first = Int(bounds[0]), let last = Int(bounds[bounds.count - 1])
+            bounds.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let first = Int(bounds[0]), let last = Int(bounds[bounds.count - 1])
         else { throw fail(numbers.isEmpty ? "no number" : "'\(numbers)' is not a number or range") }
         guard first <= last else { throw fail("inverted range \(first)-\(last)") }
         return .snapper(config: config, numbers: first...last)

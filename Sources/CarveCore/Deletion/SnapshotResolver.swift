@@ -1,4 +1,3 @@
-
 /// Turns what the user typed (paths, snapper numbers, subvolume ids) into the
 /// snapshots of the filesystems in scope. Every name must resolve: an unknown one
 /// is bad input (exit 64), so nothing is deleted on a typo.
@@ -13,11 +12,18 @@ public struct SnapshotResolver: Sendable {
     /// Per listing, the position of each volume id.
     private let positions: [[UInt64: Int]]
 
-    public init(backend: any SnapshotBackend, listings: [VolumeListing], scoped: Bool, located: LocatedPaths = LocatedPaths()) {
+    public init(
+        backend: any SnapshotBackend, listings: [VolumeListing], scoped: Bool, located: LocatedPaths = LocatedPaths()
+    ) {
         self.backend = backend; self.listings = listings; self.scoped = scoped; self.located = located
-        positions = located.locations.isEmpty ? [] : listings.map { listing in
-            Dictionary(listing.subvolumes.indices.map { (listing.subvolumes[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
-        }
+        positions =
+            located.locations.isEmpty
+            ? []
+            : listings.map { listing in
+                Dictionary(
+                    listing.subvolumes.indices.map { (listing.subvolumes[$0].id, $0) },
+                    uniquingKeysWith: { first, _ in first })
+            }
     }
 
     public func resolve(_ name: SnapshotName) throws -> [PlannedSnapshot] {
@@ -30,9 +36,11 @@ public struct SnapshotResolver: Sendable {
     /// `--id ID`: needs one filesystem in scope.
     public func resolve(id: UInt64) throws -> PlannedSnapshot {
         guard listings.count == 1, let listing = listings.first else {
-            throw UsageError(listings.isEmpty
-                ? "--id \(id): no mounted btrfs filesystem"
-                : "--id \(id) is ambiguous: \(listings.count) btrfs filesystems are in scope; name one with --filesystem")
+            throw UsageError(
+                listings.isEmpty
+                    ? "--id \(id): no mounted btrfs filesystem"
+                    : "--id \(id) is ambiguous: \(listings.count) btrfs filesystems are in scope; name one with --filesystem"
+            )
         }
         guard let subvolume = listing.subvolumes.first(where: { $0.id == id }) else {
             throw UsageError("--id \(id): no subvolume with id \(id) on \(listing.filesystem.mountpoint)")
@@ -44,9 +52,12 @@ public struct SnapshotResolver: Sendable {
         let absolute = Self.absolute(path, from: backend.workingDirectory)
         if let found = locatedSnapshot(absolute) { return found }
         let real = backend.resolvedPath(absolute)
-        guard real != nil || listings.contains(where: { listing in
-            listing.subvolumes.contains { $0.mountedPath == absolute }
-        }) else { throw UsageError("\(path): no such file or directory") }
+        guard
+            real != nil
+                || listings.contains(where: { listing in
+                    listing.subvolumes.contains { $0.mountedPath == absolute }
+                })
+        else { throw UsageError("\(path): no such file or directory") }
         let resolved = real ?? absolute
         let filesystem = try btrfs(containing: resolved, named: path)
         if resolved != absolute {
@@ -61,7 +72,8 @@ public struct SnapshotResolver: Sendable {
             let scope = listings.map(\.filesystem.mountpoint).joined(separator: ", ")
             throw UsageError("\(path) is on another filesystem (\(filesystem.mountpoint)) than --filesystem \(scope)")
         }
-        let subvolume = listing.subvolumes.first { $0.mountedPath == resolved }
+        let subvolume =
+            listing.subvolumes.first { $0.mountedPath == resolved }
             ?? listing.subvolumes.first { Self.paths(of: $0, through: listing.filesystem).contains(resolved) }
         guard let subvolume else {
             throw UsageError("\(path) is not a snapshot: no subvolume starts there")
@@ -74,12 +86,15 @@ public struct SnapshotResolver: Sendable {
     /// the name takes the full resolution.
     private func locatedSnapshot(_ absolute: String) -> PlannedSnapshot? {
         guard let location = located[absolute],
-              let index = listings.firstIndex(where: { $0.filesystem.uuid == location.filesystem.uuid }),
-              let position = positions[index][location.volumeID]
+            let index = listings.firstIndex(where: { $0.filesystem.uuid == location.filesystem.uuid }),
+            let position = positions[index][location.volumeID]
         else { return nil }
         let listing = listings[index]
         let subvolume = listing.subvolumes[position]
-        guard subvolume.mountedPath == absolute || Self.paths(of: subvolume, through: listing.filesystem).contains(absolute) else { return nil }
+        guard
+            subvolume.mountedPath == absolute
+                || Self.paths(of: subvolume, through: listing.filesystem).contains(absolute)
+        else { return nil }
         return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
     }
 
@@ -96,14 +111,16 @@ public struct SnapshotResolver: Sendable {
             }
         }
         guard configKnown else {
-            throw UsageError("\(config):\(Self.text(numbers)): no snapper config '\(config)' with snapshots on \(scopeText)")
+            throw UsageError(
+                "\(config):\(Self.text(numbers)): no snapper config '\(config)' with snapshots on \(scopeText)")
         }
         if numbers == 0...0 {
             throw UsageError("\(config):0 is snapper's current system, not a snapshot: it is never deleted")
         }
         // A single number must exist; a range deletes what exists inside it, as snapper does.
         guard !found.isEmpty || numbers.count > 1 else {
-            throw UsageError("\(config):\(numbers.lowerBound): snapper config '\(config)' has no snapshot \(numbers.lowerBound)")
+            throw UsageError(
+                "\(config):\(numbers.lowerBound): snapper config '\(config)' has no snapshot \(numbers.lowerBound)")
         }
         return found
     }
@@ -132,7 +149,8 @@ public struct SnapshotResolver: Sendable {
     }
 
     private var scopeText: String {
-        listings.isEmpty ? "any mounted btrfs filesystem" : listings.map(\.filesystem.mountpoint).joined(separator: ", ")
+        listings.isEmpty
+            ? "any mounted btrfs filesystem" : listings.map(\.filesystem.mountpoint).joined(separator: ", ")
     }
 
     static func text(_ numbers: ClosedRange<Int>) -> String {
@@ -163,7 +181,10 @@ private func isNormalAbsolute(_ path: String) -> Bool {
         if byte == slash {
             // "//", "/./" and "/../" end here.
             if previous == slash || (previous == dot && beforePrevious == slash)
-                || (previous == dot && beforePrevious == dot && third == slash) { return false }
+                || (previous == dot && beforePrevious == dot && third == slash)
+            {
+                return false
+            }
         }
         third = beforePrevious; beforePrevious = previous; previous = byte
         count += 1
@@ -171,7 +192,8 @@ private func isNormalAbsolute(_ path: String) -> Bool {
     guard path.utf8.first == slash else { return false }
     if count == 1 { return true }
     // A trailing "/", "/." or "/..".
-    return !(previous == slash || (previous == dot && beforePrevious == slash)
+    return
+        !(previous == slash || (previous == dot && beforePrevious == slash)
         || (previous == dot && beforePrevious == dot && third == slash))
 }
 

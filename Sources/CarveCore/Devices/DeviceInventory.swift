@@ -82,7 +82,9 @@ public struct DeviceInventory: Sendable {
         return name.hasPrefix("loop") && sysfs.parent == nil && sysfs.size == 0 && !sysfs.hasBackingFile
     }
 
-    func mergedProperties(of device: BlockDevice, parent: BlockDevice?, denied: inout Set<DeviceField>) -> DeviceProperties {
+    func mergedProperties(
+        of device: BlockDevice, parent: BlockDevice?, denied: inout Set<DeviceField>
+    ) -> DeviceProperties {
         var known = DeviceProperties()
         var deniedHere = Set<DeviceField>()
         var hadRecord = false
@@ -144,9 +146,10 @@ public struct DeviceInventory: Sendable {
                 targets.formUnion(bySource)
                 for index in bySource where devices[index].properties.fsType == "btrfs" {
                     guard let uuid = devices[index].properties.uuid else { continue }
-                    targets.formUnion(devices.indices.filter {
-                        devices[$0].properties.fsType == "btrfs" && devices[$0].properties.uuid == uuid
-                    })
+                    targets.formUnion(
+                        devices.indices.filter {
+                            devices[$0].properties.fsType == "btrfs" && devices[$0].properties.uuid == uuid
+                        })
                 }
             }
             for index in targets.sorted() where !devices[index].mountpoints.contains(mount.mountpoint) {
@@ -170,7 +173,8 @@ extension BlockDevice {
     /// A device as enumeration and sysfs describe it, before any property source.
     init(_ entry: EnumeratedDevice, _ sysfs: SysfsDevice) {
         self.init(
-            name: entry.name, path: entry.node, kind: .classify(name: entry.name, isPartition: sysfs.parent != nil, dmUUID: sysfs.dmUUID),
+            name: entry.name, path: entry.node,
+            kind: .classify(name: entry.name, isPartition: sysfs.parent != nil, dmUUID: sysfs.dmUUID),
             number: sysfs.number, size: sysfs.size, sectorSize: sysfs.logicalBlockSize, readOnly: sysfs.readOnly,
             removable: sysfs.removable, rotational: sysfs.rotational, parent: sysfs.parent, start: sysfs.start,
             holders: sysfs.holders, slaves: sysfs.slaves,

@@ -65,7 +65,8 @@ public enum DeviceTree {
 
     /// `devices` in lsblk's order, by packed device number; stable for equal numbers.
     public static func sortedByNumber(_ devices: [BlockDevice]) -> [BlockDevice] {
-        devices.enumerated().sorted { ($0.element.number.packed, $0.offset) < ($1.element.number.packed, $1.offset) }.map(\.element)
+        devices.enumerated().sorted { ($0.element.number.packed, $0.offset) < ($1.element.number.packed, $1.offset) }
+            .map(\.element)
     }
 
     /// Every device of the forest once, in tree order.

@@ -13,8 +13,9 @@ public enum UdevEncoding {
         var index = 0
         while index < source.count {
             if source[index] == UInt8(ascii: "\\"), index + 3 < source.count,
-               source[index + 1] == UInt8(ascii: "x"),
-               let high = hexValue(source[index + 2]), let low = hexValue(source[index + 3]) {
+                source[index + 1] == UInt8(ascii: "x"),
+                let high = hexValue(source[index + 2]), let low = hexValue(source[index + 3])
+            {
                 bytes.append(high << 4 | low)
                 index += 4
             } else {

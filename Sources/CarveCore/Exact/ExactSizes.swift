@@ -1,4 +1,3 @@
-
 /// How a scan of the subvolume trees went: what it read and how long it took.
 public struct ExtentScanReport: Sendable, Hashable, Codable {
     public var subvolumes: Int
@@ -9,7 +8,9 @@ public struct ExtentScanReport: Sendable, Hashable, Codable {
     /// Bytes the tree search returned (item headers and items).
     public var bytesRead: UInt64
     public var seconds: Double
-    public init(subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0) {
+    public init(
+        subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0
+    ) {
         self.subvolumes = subvolumes; self.items = items; self.fileExtentItems = fileExtentItems
         self.bytesRead = bytesRead; self.seconds = seconds
     }
@@ -43,7 +44,8 @@ public struct SetReclaim: Sendable, Hashable, Codable {
     /// Inline file data among that metadata (stored in tree leaves).
     public var inline: UInt64
     public init(data: UInt64, metadataAtLeast: UInt64, metadataAtMost: UInt64, inline: UInt64) {
-        self.data = data; self.metadataAtLeast = metadataAtLeast; self.metadataAtMost = metadataAtMost; self.inline = inline
+        self.data = data; self.metadataAtLeast = metadataAtLeast; self.metadataAtMost = metadataAtMost;
+        self.inline = inline
     }
 }
 
@@ -85,7 +87,8 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     /// One line for stderr: what was read, how long it took, what is exact.
     public var summary: String {
         let seconds = Self.hundredths(scan.seconds)
-        return "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
+        return
+            "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
             + "of \(scan.subvolumes) subvolumes in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
             + "metadata is not included (about \(ByteSize.format(nodeSize)) or more of tree blocks per snapshot)"
     }

@@ -13,7 +13,9 @@ extension SnapshotsInTheWay {
     func reclaimCurve(_ candidates: [Volume]) -> [UInt64] {
         if let exact { return exact.map.reclaimCurve(deleting: candidates.map(\.id)) }
         var running: UInt64 = 0
-        return candidates.map { running += $0.exclusive ?? 0; return running }
+        return candidates.map {
+            running += $0.exclusive ?? 0; return running
+        }
     }
 
     /// The option a thin command needs to see the same sizes.

@@ -137,7 +137,9 @@ public struct ExtentMap: Sendable {
             if last != never { freedAt[last] += key.diskBytes }
         }
         var running: UInt64 = 0
-        return freedAt.map { running += $0; return running }
+        return freedAt.map {
+            running += $0; return running
+        }
     }
 
     private mutating func index(of id: UInt64) -> UInt32 {

@@ -67,7 +67,8 @@ struct ExtentTable: Sendable {
             let probe = slots[slot]
             if probe.stored == 0 { return -slot - 1 }
             if probe.bytenr == key.diskBytenr && probe.bytes == bytes
-                && (key.diskBytes <= UInt32.max || keys[Int(probe.stored) - 1] == key) {
+                && (key.diskBytes <= UInt32.max || keys[Int(probe.stored) - 1] == key)
+            {
                 return Int(probe.stored) - 1
             }
             slot = (slot + 1) & mask
@@ -108,7 +109,8 @@ extension ExtentMap: Hashable, Codable {
 
     public static func == (left: ExtentMap, right: ExtentMap) -> Bool {
         guard left.subvolumeIDs == right.subvolumeIDs, left.inlineBytes == right.inlineBytes,
-              left.extentCount == right.extentCount else { return false }
+            left.extentCount == right.extentCount
+        else { return false }
         var same = true
         left.forEachExtent { key, set in if same && right.set(of: key) != set { same = false } }
         return same

@@ -1,4 +1,3 @@
-
 /// Applies a `RetentionPolicy` to the snapshots of one group, as restic's
 /// `forget` does: newest first, each period rule keeps a snapshot when its period
 /// differs from that of the last snapshot it kept, until its count is used up.
@@ -27,7 +26,9 @@ public struct Retention: Sendable {
         var rules = policy.periodRules.map { (period: $0.period, left: $0.count, lastPeriod: Int?.none) }
         // With every snapshot in the future there is no newest to count back from: all are within.
         let newestPast = newestFirst.first { $0.date < now }
-        let withinStart = policy.within.map { span in newestPast.map { span.before($0.date, in: timeZone) } ?? .distantPast }
+        let withinStart = policy.within.map { span in
+            newestPast.map { span.before($0.date, in: timeZone) } ?? .distantPast
+        }
         var kept: [UInt64: [RetentionReason]] = [:]
         for (position, member) in newestFirst.enumerated() {
             var reasons: [RetentionReason] = []

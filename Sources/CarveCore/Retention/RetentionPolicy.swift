@@ -1,4 +1,3 @@
-
 /// Which snapshots of a group to keep, in the words restic and borg use:
 /// `--keep-last N`, `--keep-hourly N` … `--keep-yearly N`, `--keep-within DURATION`.
 ///
@@ -29,7 +28,9 @@ public struct RetentionPolicy: Sendable, Hashable {
 
     /// The period rules in the order restic applies them, with their counts.
     var periodRules: [(period: RetentionPeriod, count: Int)] {
-        let rules: [(RetentionPeriod, Int?)] = [(.hourly, hourly), (.daily, daily), (.weekly, weekly), (.monthly, monthly), (.yearly, yearly)]
+        let rules: [(RetentionPeriod, Int?)] = [
+            (.hourly, hourly), (.daily, daily), (.weekly, weekly), (.monthly, monthly), (.yearly, yearly),
+        ]
         return rules.compactMap { period, count in count.map { (period, $0) } }
     }
 }

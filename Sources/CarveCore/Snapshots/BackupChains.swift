@@ -38,7 +38,9 @@ public enum BackupChains {
                 do {
                     all.append(try backend.subvolumes(of: filesystem, sizes: .none))
                 } catch {
-                    warnings.append("cannot look for backups on \(filesystem.mountpoint) (\(error)): chains to it are not protected")
+                    warnings.append(
+                        "cannot look for backups on \(filesystem.mountpoint) (\(error)): chains to it are not protected"
+                    )
                 }
             }
         } catch {
@@ -57,7 +59,9 @@ public enum BackupChains {
             let volumes = listings[listingIndex].subvolumes
             for position in volumes.indices where index.copies[volumes[position].uuid] != nil {
                 guard let source = volumes[position].parentUUID else { continue }
-                if newest[source].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true { newest[source] = position }
+                if newest[source].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true {
+                    newest[source] = position
+                }
             }
             for position in newest.values {
                 let copy = index.copies[volumes[position].uuid]!.first!
@@ -75,7 +79,9 @@ public enum BackupChains {
             let chains = ReceivedChains(volumes)
             for position in volumes.indices where volumes[position].receivedUUID != nil {
                 let group = groupKey(of: position, in: volumes, chains: chains, index: index, listings: listings)
-                if newest[group].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true { newest[group] = position }
+                if newest[group].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true {
+                    newest[group] = position
+                }
             }
             for position in newest.values where listings[listingIndex].subvolumes[position].chainParent == nil {
                 let from = volumes[position].receivedSourcePath.map { " from \($0)" } ?? ""
@@ -92,12 +98,15 @@ public enum BackupChains {
         of position: Int, in volumes: [Volume], chains: ReceivedChains, index: Index, listings: [VolumeListing]
     ) -> String {
         let volume = volumes[position]
-        if volume.metadata.manager == .btrbk, let name = volume.metadata.name, let base = BtrbkName.parse(name, timeZone: .utc)?.subvolume {
+        if volume.metadata.manager == .btrbk, let name = volume.metadata.name,
+            let base = BtrbkName.parse(name, timeZone: .utc)?.subvolume
+        {
             let directory = volume.path.split(separator: "/").dropLast().joined(separator: "/")
             return "btrbk:\(directory)/\(base)"
         }
         if let sent = volume.receivedUUID.flatMap({ index.byUUID[$0] }),
-           let source = listings[sent.listing].subvolumes[sent.volume].parentUUID {
+            let source = listings[sent.listing].subvolumes[sent.volume].parentUUID
+        {
             return "source:\(source)"
         }
         return "chain:\(chains.root(of: position))"

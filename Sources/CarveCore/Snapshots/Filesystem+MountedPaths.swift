@@ -39,7 +39,8 @@ extension Filesystem {
     /// The path from the top level of an absolute path inside one of the mounts, or nil.
     /// Symlinks are not followed: this is string work on mountpoints.
     public func topLevelPath(ofMountedPath absolutePath: String) -> String? {
-        let path = absolutePath.count > 1 && absolutePath.hasSuffix("/") ? String(absolutePath.dropLast()) : absolutePath
+        let path =
+            absolutePath.count > 1 && absolutePath.hasSuffix("/") ? String(absolutePath.dropLast()) : absolutePath
         let candidates = mounts.filter { mount in
             mount.mountpoint == "/" || path == mount.mountpoint || path.hasPrefix(mount.mountpoint + "/")
         }
@@ -68,7 +69,8 @@ private func trimmingSlashes(_ path: String) -> String {
     let bytes = path.utf8
     let slash = UInt8(ascii: "/")
     guard bytes.first == slash || bytes.last == slash else { return path }
-    guard let first = bytes.firstIndex(where: { $0 != slash }), let last = bytes.lastIndex(where: { $0 != slash }) else { return "" }
+    guard let first = bytes.firstIndex(where: { $0 != slash }), let last = bytes.lastIndex(where: { $0 != slash })
+    else { return "" }
     return String(Substring(bytes[first...last]))
 }
 

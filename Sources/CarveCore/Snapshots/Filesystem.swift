@@ -21,7 +21,9 @@ public struct Filesystem: Sendable, Hashable, Codable {
     public var devices: [String]
     /// Every mount of it, in mount-table order; never empty for a mounted filesystem.
     public var mounts: [FilesystemMount]
-    public init(kind: FilesystemKind = .btrfs, uuid: String, label: String? = nil, devices: [String], mounts: [FilesystemMount]) {
+    public init(
+        kind: FilesystemKind = .btrfs, uuid: String, label: String? = nil, devices: [String], mounts: [FilesystemMount]
+    ) {
         self.kind = kind; self.uuid = uuid; self.label = label; self.devices = devices; self.mounts = mounts
     }
     /// The mountpoint carve names the filesystem by: its first mount.

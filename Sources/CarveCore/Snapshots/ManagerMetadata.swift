@@ -1,4 +1,3 @@
-
 /// What a snapshot manager recorded about a snapshot.
 public struct ManagerMetadata: Sendable, Hashable, Codable {
     public var manager: SnapshotManager

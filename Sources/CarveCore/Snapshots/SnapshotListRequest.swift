@@ -1,4 +1,3 @@
-
 /// `carve snapshots list`: which filesystems, how their sizes are found, which of their
 /// volumes are shown. The command renders; this finds.
 public struct SnapshotListRequest: Sendable {
@@ -47,7 +46,9 @@ public struct SnapshotListRequest: Sendable {
 
     /// For each considered snapshot (by id): whether the selection takes it, the
     /// retention rules that keep it, and the pre/post partner that keeps it.
-    public static func explanations(_ outcome: SelectionOutcome, of listing: VolumeListing) -> [UInt64: SnapshotExplanation] {
+    public static func explanations(
+        _ outcome: SelectionOutcome, of listing: VolumeListing
+    ) -> [UInt64: SnapshotExplanation] {
         let subvolumes = listing.subvolumes
         let selected = Set(outcome.selected)
         let pairedWith = Dictionary(outcome.splitPairs.map { ($0.0, subvolumes[$0.1].metadata.number) }) { a, _ in a }
@@ -55,7 +56,8 @@ public struct SnapshotListRequest: Sendable {
         for index in outcome.considered {
             let id = subvolumes[index].id
             result[id] = SnapshotExplanation(
-                selected: selected.contains(index), keptBy: outcome.keptBy[id] ?? [], pairedWith: pairedWith[index] ?? nil)
+                selected: selected.contains(index), keptBy: outcome.keptBy[id] ?? [],
+                pairedWith: pairedWith[index] ?? nil)
         }
         return result
     }

@@ -1,4 +1,3 @@
-
 /// One btrfs subvolume: a snapshot, or (with --all-subvolumes) a plain subvolume.
 public struct Volume: Sendable, Hashable, Codable {
     public var id: UInt64

@@ -11,7 +11,8 @@ public enum ByteSize {
         var whole = bytes >> UInt64(exponent)
         let remainder = bytes & ((UInt64(1) << UInt64(exponent)) - 1)
         // Thousandths of the unit, as util-linux computes them, then rounded to tenths.
-        let thousandths = remainder >= UInt64.max / 1000
+        let thousandths =
+            remainder >= UInt64.max / 1000
             ? (remainder / 1024) * 1000 / (UInt64(1) << UInt64(exponent - 10))
             : remainder * 1000 / (UInt64(1) << UInt64(exponent))
         var tenths = (thousandths + 50) / 100
@@ -35,7 +36,7 @@ public enum ByteSize {
         }
         let parts = number.split(separator: ".", omittingEmptySubsequences: false)
         guard !number.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty || parts.count == 2 }),
-              !(parts.count == 2 && parts[0].isEmpty && parts[1].isEmpty)
+            !(parts.count == 2 && parts[0].isEmpty && parts[1].isEmpty)
         else { throw fail("expected a number followed by an optional unit") }
         let wholeDigits = parts[0].isEmpty ? "0" : String(parts[0])
         let fractionDigits = parts.count == 2 ? String(parts[1]) : ""

@@ -67,14 +67,17 @@ public enum ByteText {
         guard !containsLeadByte(raw) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         // Decoding repairs invalid input with U+FFFD: only valid input comes back byte for byte.
-        let unrepaired = text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
+        let unrepaired =
+            text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
         return unrepaired ? text : nil
     }
 
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset + 8 <= bytes.count {
-            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
             offset += 8
         }
         return !bytes[offset...].contains { $0 >= 0x80 }
@@ -95,14 +98,16 @@ public enum ByteText {
     public static func carriesBytes(_ text: String) -> Bool {
         // Every listed name and every output chunk passes here: look for the lead
         // byte eight bytes at a time before looking at scalars.
-        let lead = text.utf8.withContiguousStorageIfAvailable { containsLeadByte(UnsafeRawBufferPointer($0)) }
+        let lead =
+            text.utf8.withContiguousStorageIfAvailable { containsLeadByte(UnsafeRawBufferPointer($0)) }
             ?? text.utf8.contains(0xF4)
         return lead && text.unicodeScalars.contains { $0.value >= firstCarried }
     }
 
     /// True when a byte is 0xF4, the lead byte of every carried scalar (SWAR zero-byte test).
     static func containsLeadByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080, leads: UInt64 = 0xF4F4_F4F4_F4F4_F4F4
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080,
+            leads: UInt64 = 0xF4F4_F4F4_F4F4_F4F4
         var offset = 0
         while offset + 8 <= bytes.count {
             let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ leads
@@ -119,7 +124,9 @@ public enum ByteText {
 
     /// Calls `body` with the original bytes of `text` as a C string: the only way a
     /// carve path reaches a system call.
-    public static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    public static func withCString<Result>(
+        _ text: String, _ body: (UnsafePointer<CChar>) throws -> Result
+    ) rethrows -> Result {
         guard carriesBytes(text) else { return try text.withCString(body) }
         let terminated = bytes(of: text).map { CChar(bitPattern: $0) } + [0]
         return try terminated.withUnsafeBufferPointer { try body($0.baseAddress!) }
@@ -143,7 +150,8 @@ public enum ByteText {
             let chunk = bytes[start..<min(start + 3, bytes.count)]
             let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * $1.offset) }
             for position in 0..<4 {
-                out.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * position) & 0x3f)] : UInt8(ascii: "="))
+                out.append(
+                    position <= chunk.count ? alphabet[Int(value >> (18 - 6 * position) & 0x3f)] : UInt8(ascii: "="))
             }
         }
         return String(decoding: out, as: UTF8.self)

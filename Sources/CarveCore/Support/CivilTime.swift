@@ -1,4 +1,3 @@
-
 /// A wall-clock time in a time zone: what calendar rules (months, days, ISO weeks)
 /// are counted in. Conversions use only the zone's offset at an instant, so they
 /// need no calendar library, and they follow Go's `time.Date` and `AddDate`, the
@@ -14,13 +13,16 @@ public struct CivilTime: Sendable, Hashable, Comparable {
     public var second: Int
 
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
-        self.year = year; self.month = month; self.day = day; self.hour = hour; self.minute = minute; self.second = second
+        self.year = year; self.month = month; self.day = day; self.hour = hour; self.minute = minute;
+        self.second = second
     }
 
     /// The wall time at `date` in `zone` (whole seconds, rounded down).
     public init(_ date: Date, in zone: TimeZone) {
         let parts = DateText.civil(date, offset: zone.secondsFromGMT(for: date))
-        self.init(year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second)
+        self.init(
+            year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute,
+            second: parts.second)
     }
 
     /// The instant this wall time names in `zone`, after normalising the fields.

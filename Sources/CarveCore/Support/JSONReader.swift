@@ -84,7 +84,9 @@ private struct JSONByteReader {
     }
 
     mutating func value(depth: Int) throws(JSONDocument.Failure) -> JSONDocument {
-        guard depth < JSONDocument.maximumDepth else { throw failure("nested deeper than \(JSONDocument.maximumDepth)") }
+        guard depth < JSONDocument.maximumDepth else {
+            throw failure("nested deeper than \(JSONDocument.maximumDepth)")
+        }
         skipSpace()
         guard index < bytes.count else { throw failure("unexpected end") }
         switch bytes[index] {
@@ -106,8 +108,12 @@ private struct JSONByteReader {
         if take(UInt8(ascii: "}")) { return .object(members) }
         repeat {
             skipSpace()
-            if !members.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw failure("trailing comma") }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            if !members.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                throw failure("trailing comma")
+            }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("expected a member name")
+            }
             let key = try string()
             skipSpace()
             guard take(UInt8(ascii: ":")) else { throw failure("expected ':'") }
@@ -125,7 +131,9 @@ private struct JSONByteReader {
         if take(UInt8(ascii: "]")) { return .array(items) }
         repeat {
             skipSpace()
-            if !items.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw failure("trailing comma") }
+            if !items.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                throw failure("trailing comma")
+            }
             items.append(try value(depth: depth + 1))
             skipSpace()
         } while take(UInt8(ascii: ","))
@@ -158,7 +166,9 @@ private struct JSONByteReader {
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flush(_ end: Int) throws(JSONDocument.Failure) {
-            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw failure("string is not UTF-8") }
+            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else {
+                throw failure("string is not UTF-8")
+            }
             scalars.append(contentsOf: run.unicodeScalars)
         }
         while index < bytes.count {

@@ -49,7 +49,9 @@ public enum MountInfo {
 
     static func parseLine(_ line: Substring, number: Int) throws(ParseError) -> MountEntry {
         let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        func fail(_ reason: String) -> ParseError { ParseError(line: number, of: "/proc/self/mountinfo", reason: reason) }
+        func fail(_ reason: String) -> ParseError {
+            ParseError(line: number, of: "/proc/self/mountinfo", reason: reason)
+        }
         guard fields.count >= 10, let separator = fields[6...].firstIndex(of: "-"), fields.count >= separator + 4
         else { throw fail("expected at least ten fields with a '-' separator") }
         guard let mountID = Int(fields[0]), let parentID = Int(fields[1]) else { throw fail("bad mount id") }

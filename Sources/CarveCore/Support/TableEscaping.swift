@@ -6,14 +6,17 @@
 public func escapedForTable(_ text: String) -> String {
     // In UTF-8 these bytes are always the characters themselves, and every carried
     // byte starts with 0xF4: most names are returned untouched.
-    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "\\") || $0 == 0xF4 }) else { return text }
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "\\") || $0 == 0xF4 }) else {
+        return text
+    }
     var out = ""
     for scalar in text.unicodeScalars {
-        let byte: UInt8? = if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
-            UInt8(scalar.value)
-        } else {
-            ByteText.carriedByte(scalar)
-        }
+        let byte: UInt8? =
+            if scalar.value < 0x20 || scalar.value == 0x7f || scalar == "\\" {
+                UInt8(scalar.value)
+            } else {
+                ByteText.carriedByte(scalar)
+            }
         guard let byte else { out.unicodeScalars.append(scalar); continue }
         let hex: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
         out += "\\x"

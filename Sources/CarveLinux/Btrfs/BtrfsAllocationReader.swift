@@ -40,10 +40,13 @@ struct BtrfsAllocationReader {
             args.devid = devid
             guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_DEV_INFO(), &args) == 0 else {
                 if errno == ENODEV { continue }
-                throw SystemCallError("cannot read btrfs device \(devid) of \(mountpoint)", call: "ioctl(BTRFS_IOC_DEV_INFO)", errno: errno)
+                throw SystemCallError(
+                    "cannot read btrfs device \(devid) of \(mountpoint)", call: "ioctl(BTRFS_IOC_DEV_INFO)",
+                    errno: errno)
             }
             let path = withUnsafeBytes(of: &args.path) { ByteText.decode($0.prefix { $0 != 0 }) }
-            found.append((BtrfsAllocation.Member(devid: devid, size: args.total_bytes, allocated: args.bytes_used), path))
+            found.append(
+                (BtrfsAllocation.Member(devid: devid, size: args.total_bytes, allocated: args.bytes_used), path))
         }
         return found
     }
@@ -52,14 +55,16 @@ struct BtrfsAllocationReader {
     func isDevice(_ device: BlockDevice, _ path: String) -> Bool {
         var status = stat()
         return path == device.path
-            || (ByteText.withCString(path, { stat($0, &status) }) == 0 && UInt64(status.st_rdev) == device.number.packed)
+            || (ByteText.withCString(path, { stat($0, &status) }) == 0
+                && UInt64(status.st_rdev) == device.number.packed)
     }
 
     /// Every DEV_EXTENT item of `devid` in the device tree.
     func deviceExtents(devid: UInt64, _ directory: DirectoryHandle) throws -> [BtrfsAllocation.DeviceExtent] {
         var extents: [BtrfsAllocation.DeviceExtent] = []
         let extentKey = BtrfsKey.deviceExtent
-        try treeSearch(directory, tree: BtrfsKey.deviceTree, objectids: devid...devid, types: extentKey...extentKey) { key, item in
+        try treeSearch(directory, tree: BtrfsKey.deviceTree, objectids: devid...devid, types: extentKey...extentKey) {
+            key, item in
             // struct btrfs_dev_extent: chunk_tree, chunk_objectid, chunk_offset, length.
             let chunk = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             let length = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
@@ -71,7 +76,9 @@ struct BtrfsAllocationReader {
     /// Every BLOCK_GROUP_ITEM and the data EXTENT_ITEMs, in one pass over the extent
     /// tree; block groups come from the block group tree on filesystems made with
     /// `-O block-group-tree`.
-    func blockGroupsAndDataExtents(_ directory: DirectoryHandle) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
+    func blockGroupsAndDataExtents(
+        _ directory: DirectoryHandle
+    ) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
         var groups: [BtrfsAllocation.BlockGroup] = [], items: [BtrfsAllocation.DataExtent] = []
         let extentItem = BtrfsKey.extentItem, groupItem = BtrfsKey.blockGroupItem
         func collect(_ key: (objectid: UInt64, type: UInt32, offset: UInt64), _ item: UnsafeRawPointer) {
@@ -82,17 +89,24 @@ struct BtrfsAllocationReader {
                 let used = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
                 let flags = UInt64(littleEndian: item.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
                 guard let kind = Self.groupKind(of: flags) else { return }
-                groups.append(BtrfsAllocation.BlockGroup(
-                    start: key.objectid, length: key.offset, used: used, kind: kind, profile: Self.profile(of: flags)))
+                groups.append(
+                    BtrfsAllocation.BlockGroup(
+                        start: key.objectid, length: key.offset, used: used, kind: kind,
+                        profile: Self.profile(of: flags)))
             }
         }
-        try treeSearch(directory, tree: BtrfsKey.extentTree, objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
+        try treeSearch(
+            directory, tree: BtrfsKey.extentTree, objectids: 0...UInt64.max, types: extentItem...groupItem, collect)
         if groups.isEmpty {
-            try treeSearch(directory, tree: BtrfsKey.blockGroupTree, objectids: 0...UInt64.max, types: groupItem...groupItem, collect)
+            try treeSearch(
+                directory, tree: BtrfsKey.blockGroupTree, objectids: 0...UInt64.max, types: groupItem...groupItem,
+                collect)
         }
         // EXTENT_ITEMs also describe tree blocks on filesystems without skinny metadata.
         let data = groups.filter { $0.kind == .data }
-        let dataExtents = items.filter { item in data.contains { item.start >= $0.start && item.start < $0.start + $0.length } }
+        let dataExtents = items.filter { item in
+            data.contains { item.start >= $0.start && item.start < $0.start + $0.length }
+        }
         return (groups, dataExtents)
     }
 
@@ -127,7 +141,8 @@ struct BtrfsAllocationReader {
     static func profile(of flags: UInt64) -> BtrfsAllocation.Profile {
         let profiles: [(UInt64, BtrfsAllocation.Profile)] = [
             (BTRFS_BLOCK_GROUP_DUP, .dup), (BTRFS_BLOCK_GROUP_RAID0, .raid0), (BTRFS_BLOCK_GROUP_RAID1, .raid1),
-            (BTRFS_BLOCK_GROUP_RAID1C3, .raid1c3), (BTRFS_BLOCK_GROUP_RAID1C4, .raid1c4), (BTRFS_BLOCK_GROUP_RAID10, .raid10),
+            (BTRFS_BLOCK_GROUP_RAID1C3, .raid1c3), (BTRFS_BLOCK_GROUP_RAID1C4, .raid1c4),
+            (BTRFS_BLOCK_GROUP_RAID10, .raid10),
             (BTRFS_BLOCK_GROUP_RAID5, .raid5), (BTRFS_BLOCK_GROUP_RAID6, .raid6),
         ]
         return profiles.first { flags & $0.0 != 0 }?.1 ?? .single

@@ -38,7 +38,9 @@ enum BtrfsMounts {
         guard hex.count == 32 else { return nil }
         var words: [UInt32] = []
         for start in stride(from: 0, to: 32, by: 8) {
-            guard let word = UInt32(String(decoding: hex[start..<start + 8], as: UTF8.self), radix: 16) else { return nil }
+            guard let word = UInt32(String(decoding: hex[start..<start + 8], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             words.append(word)
         }
         return (words[0], words[1], words[2], words[3])
@@ -74,6 +76,7 @@ extension BtrfsMounts {
         let btrfs = table.filter { $0.fsType == "btrfs" }
         let ours = Set(filesystem.mounts.map(\.mountpoint))
         let numbers = Set(btrfs.filter { ours.contains($0.mountpoint) }.map(\.number))
-        return btrfs.filter { numbers.contains($0.number) && $0.superOption("subvolid").flatMap(UInt64.init) == id }.map(\.mountpoint)
+        return btrfs.filter { numbers.contains($0.number) && $0.superOption("subvolid").flatMap(UInt64.init) == id }
+            .map(\.mountpoint)
     }
 }

@@ -12,7 +12,8 @@ enum BtrfsQuery {
     static func filesystemInfo(_ fd: Int32, path: String) throws(SystemCallError) -> btrfs_ioctl_fs_info_args {
         var info = btrfs_ioctl_fs_info_args()
         guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
-            throw SystemCallError("cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+            throw SystemCallError(
+                "cannot read the btrfs filesystem of \(path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
         }
         return info
     }

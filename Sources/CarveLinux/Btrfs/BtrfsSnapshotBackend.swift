@@ -30,7 +30,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     public func filesystem(containing path: String) throws -> Filesystem {
         guard try BtrfsMounts.isBtrfs(path) else {
             let resolved = realPath(path) ?? path
-            let type = BtrfsMounts.fsType(of: resolved, in: (try? mountTable.mounts()) ?? []) ?? "a filesystem other than btrfs"
+            let type =
+                BtrfsMounts.fsType(of: resolved, in: (try? mountTable.mounts()) ?? [])
+                ?? "a filesystem other than btrfs"
             throw RuntimeError("\(path) is on \(type): it has no btrfs snapshots")
         }
         let uuid = try BtrfsMounts.fsid(of: directory(of: path))
@@ -51,8 +53,12 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     /// filesystem is the one whose fsid leaves a 32-bit id.
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
         var info = statfs()
-        guard ByteText.withCString(path, { statfs($0, &info) }) == 0, Int(info.f_type) == BtrfsMounts.superMagic else { return nil }
-        let (high, low) = withUnsafeBytes(of: info.f_fsid) { ($0.load(as: UInt32.self), $0.load(fromByteOffset: 4, as: UInt32.self)) }
+        guard ByteText.withCString(path, { statfs($0, &info) }) == 0, Int(info.f_type) == BtrfsMounts.superMagic else {
+            return nil
+        }
+        let (high, low) = withUnsafeBytes(of: info.f_fsid) {
+            ($0.load(as: UInt32.self), $0.load(fromByteOffset: 4, as: UInt32.self))
+        }
         for filesystem in filesystems {
             guard let words = BtrfsMounts.fsidWords(filesystem.uuid), high ^ (words.0 ^ words.2) == 0 else { continue }
             return VolumeLocation(filesystem: filesystem, volumeID: UInt64(low ^ (words.1 ^ words.3)))
@@ -63,7 +69,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         var warnings: [String] = []
-        var found = try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
+        var found =
+            try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
         let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
         for index in found.indices {
             found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
@@ -112,7 +119,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
                 warnings.append("cannot list subvolumes below \(mount.mountpoint): \(error)")
             }
         }
-        warnings.append("not root: only subvolumes below the mounts of \(filesystem.mountpoint) that this user can read are listed; the listing may be incomplete")
+        warnings.append(
+            "not root: only subvolumes below the mounts of \(filesystem.mountpoint) that this user can read are listed; the listing may be incomplete"
+        )
         return order.compactMap { byID[$0] }
     }
 
@@ -122,12 +131,14 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     }
 
     /// Each config's `.snapshots` directory located on this filesystem through the mounts.
-    func snapperDirectories(_ configs: [SnapperConfig], on filesystem: Filesystem) -> [SnapshotClassifier.SnapperDirectory] {
+    func snapperDirectories(
+        _ configs: [SnapperConfig], on filesystem: Filesystem
+    ) -> [SnapshotClassifier.SnapperDirectory] {
         configs.compactMap { config in
             let snapshots = (config.subvolume == "/" ? "" : config.subvolume) + "/.snapshots"
             // A config of another filesystem resolves through none of this one's mounts.
             guard let uuid = try? BtrfsMounts.fsid(of: config.subvolume), uuid == filesystem.uuid,
-                  let path = filesystem.topLevelPath(ofMountedPath: snapshots)
+                let path = filesystem.topLevelPath(ofMountedPath: snapshots)
             else { return nil }
             return .init(config: config.name, topLevelPath: path, uniqueNumbers: config.uniqueNumbers)
         }
@@ -155,7 +166,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     /// The directory to open for `path`: itself, or its parent when it is a file.
     private func directory(of path: String) -> String {
         var info = stat()
-        guard ByteText.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT != S_IFDIR else { return path }
+        guard ByteText.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT != S_IFDIR else {
+            return path
+        }
         return PathText.parent(of: path)
     }
 }

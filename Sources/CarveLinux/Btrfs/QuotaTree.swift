@@ -38,20 +38,23 @@ struct QuotaTree {
             return QuotaTree(problem: "quotas are off on \(mountpoint): sizes unknown (carve never turns quotas on)")
         }
         if flags & flagSimple != 0 {
-            return QuotaTree(problem: "\(mountpoint) uses simple quotas, which do not count shared extents: sizes unknown")
+            return QuotaTree(
+                problem: "\(mountpoint) uses simple quotas, which do not count shared extents: sizes unknown")
         }
         if flags & flagRescan != 0 {
             return QuotaTree(problem: "a quota rescan is running on \(mountpoint): sizes unknown until it ends")
         }
         if flags & flagInconsistent != 0 {
-            return QuotaTree(problem: "quotas on \(mountpoint) are inconsistent: sizes unknown (btrfs quota rescan fixes it)")
+            return QuotaTree(
+                problem: "quotas on \(mountpoint) are inconsistent: sizes unknown (btrfs quota rescan fixes it)")
         }
         return tree
     }
 
     /// Every item of the quota tree (all under objectid 0) with a type in `types`, in key order.
     private static func search(
-        _ directory: DirectoryHandle, types: ClosedRange<UInt32>, _ visit: (UInt32, UInt64, UnsafeRawBufferPointer) -> Void
+        _ directory: DirectoryHandle, types: ClosedRange<UInt32>,
+        _ visit: (UInt32, UInt64, UnsafeRawBufferPointer) -> Void
     ) throws {
         // A quota tree holds a few items per subvolume: a small buffer serves.
         try TreeSearch(directory, bufferSize: 16 << 10).forEachItem(

@@ -45,8 +45,12 @@ struct RootTree {
     func subvolumes() throws -> [Volume] {
         var entries: [Entry] = []
         var sources = UUIDTexts()
-        try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(tree: BtrfsKey.rootTree, firstObjectID: BtrfsKey.firstFreeObjectID) { item in
-            guard item.objectid <= BtrfsKey.lastFreeObjectID, item.type == BtrfsKey.rootItem || item.type == BtrfsKey.rootBackref else { return }
+        try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(
+            tree: BtrfsKey.rootTree, firstObjectID: BtrfsKey.firstFreeObjectID
+        ) { item in
+            guard item.objectid <= BtrfsKey.lastFreeObjectID,
+                item.type == BtrfsKey.rootItem || item.type == BtrfsKey.rootBackref
+            else { return }
             if entries.last?.id != item.objectid { entries.append(Entry(id: item.objectid)) }
             if item.type == BtrfsKey.rootItem {
                 entries[entries.count - 1].item = Self.rootItem(item.data, sources: &sources)
@@ -58,12 +62,15 @@ struct RootTree {
         var subvolumes: [Volume] = []
         subvolumes.reserveCapacity(entries.count)
         for position in entries.indices {
-            guard let item = entries[position].item, item.references > 0, let reference = entries[position].backReference,
-                  let path = try paths.path(at: position) else { continue }
-            subvolumes.append(Volume(
-                id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
-                parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                created: item.created, readOnly: item.readOnly, isSnapshot: false))
+            guard let item = entries[position].item, item.references > 0,
+                let reference = entries[position].backReference,
+                let path = try paths.path(at: position)
+            else { continue }
+            subvolumes.append(
+                Volume(
+                    id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
+                    parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
+                    created: item.created, readOnly: item.readOnly, isSnapshot: false))
         }
         return subvolumes
     }
@@ -79,17 +86,26 @@ struct RootTree {
     /// of one subvolume all name the same parent, and one string serves them all.
     static func rootItem(_ data: UnsafeRawBufferPointer, sources: inout UUIDTexts) -> RootItem? {
         guard data.count >= Int(carve_root_item_generation_v2.rawValue) else { return nil }
-        func u64(_ offset: carve_root_item_offset) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: Int(offset.rawValue), as: UInt64.self)) }
+        func u64(_ offset: carve_root_item_offset) -> UInt64 {
+            UInt64(littleEndian: data.loadUnaligned(fromByteOffset: Int(offset.rawValue), as: UInt64.self))
+        }
         let generation = u64(carve_root_item_generation)
         var item = RootItem(
             generation: generation, readOnly: u64(carve_root_item_flags) & 1 != 0,
-            references: UInt32(littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_root_item_refs.rawValue), as: UInt32.self)),
+            references: UInt32(
+                littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_root_item_refs.rawValue), as: UInt32.self)),
             uuid: nil, parentUUID: nil, receivedUUID: nil, created: Date(timeIntervalSince1970: 0))
-        guard data.count >= Int(carve_root_item_size.rawValue), u64(carve_root_item_generation_v2) == generation else { return item }
-        func uuid(_ offset: carve_root_item_offset) -> String? { uuidText(UnsafeRawBufferPointer(rebasing: data[Int(offset.rawValue)...].prefix(16))) }
+        guard data.count >= Int(carve_root_item_size.rawValue), u64(carve_root_item_generation_v2) == generation else {
+            return item
+        }
+        func uuid(_ offset: carve_root_item_offset) -> String? {
+            uuidText(UnsafeRawBufferPointer(rebasing: data[Int(offset.rawValue)...].prefix(16)))
+        }
         item.uuid = uuid(carve_root_item_uuid)
-        item.parentUUID = sources.text(of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_parent_uuid.rawValue)...].prefix(16)))
-        item.receivedUUID = sources.text(of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_received_uuid.rawValue)...].prefix(16)))
+        item.parentUUID = sources.text(
+            of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_parent_uuid.rawValue)...].prefix(16)))
+        item.receivedUUID = sources.text(
+            of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_received_uuid.rawValue)...].prefix(16)))
         let otime = Int(carve_root_item_otime.rawValue)
         let seconds = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: otime, as: UInt64.self))
         let nanoseconds = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: otime + 8, as: UInt32.self))
@@ -175,7 +191,9 @@ struct UUIDTexts {
 
     /// The text of the first 16 bytes of `raw`; nil when they are all zero.
     mutating func text(of raw: UnsafeRawBufferPointer) -> String? {
-        let key = Key(high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let key = Key(
+            high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+            low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         guard key.high != 0 || key.low != 0 else { return nil }
         if let text = known[key] { return text }
         let text = uuidText(raw)

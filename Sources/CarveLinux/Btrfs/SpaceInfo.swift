@@ -30,9 +30,12 @@ enum SpaceInfo {
         return (0..<min(Int(args.pointee.total_spaces), slots)).map { spaces[$0] }
     }
 
-    private static func call(_ fd: Int32, _ args: UnsafeMutablePointer<btrfs_ioctl_space_args>, _ mountpoint: String) throws {
+    private static func call(
+        _ fd: Int32, _ args: UnsafeMutablePointer<btrfs_ioctl_space_args>, _ mountpoint: String
+    ) throws {
         guard carve_ioctl_ptr(fd, carve_BTRFS_IOC_SPACE_INFO(), args) == 0 else {
-            throw SystemCallError("cannot read the space usage of \(mountpoint)", call: "ioctl(BTRFS_IOC_SPACE_INFO)", errno: errno)
+            throw SystemCallError(
+                "cannot read the space usage of \(mountpoint)", call: "ioctl(BTRFS_IOC_SPACE_INFO)", errno: errno)
         }
     }
 }

@@ -77,7 +77,8 @@ final class TreeSearch: @unchecked Sendable {
     /// `doneWhenRoomFor`: the largest item the range can hold; when the buffer kept that
     /// much room, the kernel stopped for want of items, not of room, and no call follows.
     func search(
-        tree: UInt64, from start: Key, to end: Key = .last, doneWhenRoomFor largest: Int? = nil, _ visit: (Item) throws -> Void
+        tree: UInt64, from start: Key, to end: Key = .last, doneWhenRoomFor largest: Int? = nil,
+        _ visit: (Item) throws -> Void
     ) throws -> Key? {
         let key = buffer.bindMemory(to: btrfs_ioctl_search_key.self, capacity: 1)
         key.pointee = btrfs_ioctl_search_key()
@@ -101,9 +102,10 @@ final class TreeSearch: @unchecked Sendable {
             guard position + headerSize <= capacity else { break }
             let header = (base + position).loadUnaligned(as: btrfs_ioctl_search_header.self)
             let length = min(Int(header.len), capacity - position - headerSize)
-            try visit(Item(
-                objectid: header.objectid, type: header.type, offset: header.offset,
-                data: UnsafeRawBufferPointer(start: base + position + headerSize, count: length)))
+            try visit(
+                Item(
+                    objectid: header.objectid, type: header.type, offset: header.offset,
+                    data: UnsafeRawBufferPointer(start: base + position + headerSize, count: length)))
             last = Key(objectid: header.objectid, type: header.type, offset: header.offset)
             position += headerSize + Int(header.len)
         }
@@ -115,11 +117,15 @@ final class TreeSearch: @unchecked Sendable {
     }
 
     static func key(after key: Key) -> Key? {
-        Self.key(after: (key.objectid, key.type, key.offset)).map { Key(objectid: $0.objectid, type: $0.type, offset: $0.offset) }
+        Self.key(after: (key.objectid, key.type, key.offset)).map {
+            Key(objectid: $0.objectid, type: $0.type, offset: $0.offset)
+        }
     }
 
     /// The smallest key above `key`, or nil after the largest possible key.
-    static func key(after key: (objectid: UInt64, type: UInt32, offset: UInt64)) -> (objectid: UInt64, type: UInt32, offset: UInt64)? {
+    static func key(
+        after key: (objectid: UInt64, type: UInt32, offset: UInt64)
+    ) -> (objectid: UInt64, type: UInt32, offset: UInt64)? {
         if key.offset < .max { return (key.objectid, key.type, key.offset + 1) }
         if key.type < 255 { return (key.objectid, key.type + 1, 0) }
         if key.objectid < .max { return (key.objectid + 1, 0, 0) }

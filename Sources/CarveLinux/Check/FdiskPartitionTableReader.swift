@@ -22,13 +22,15 @@ final class FdiskContext {
     init(readOnly path: String) throws {
         self.path = path
         guard let context = fdisk_new_context() else {
-            throw SystemCallError("cannot read the partition table of \(path)", call: "fdisk_new_context", errno: ENOMEM)
+            throw SystemCallError(
+                "cannot read the partition table of \(path)", call: "fdisk_new_context", errno: ENOMEM)
         }
         // deinit runs even when this init throws below, and releases the context.
         self.context = context
         let status = ByteText.withCString(path) { fdisk_assign_device(context, $0, 1) }
         guard status >= 0 else {
-            throw SystemCallError("cannot open \(path) to read its partition table", call: "fdisk_assign_device", errno: -status)
+            throw SystemCallError(
+                "cannot open \(path) to read its partition table", call: "fdisk_assign_device", errno: -status)
         }
         assigned = true
     }
@@ -41,13 +43,15 @@ final class FdiskContext {
     /// The table, or nil when the device has none.
     func table() throws -> PartitionTable? {
         guard fdisk_has_label(context) == 1, let label = fdisk_get_label(context, nil),
-              let name = fdisk_label_get_name(label) else { return nil }
+            let name = fdisk_label_get_name(label)
+        else { return nil }
         let labelName = String(cString: name)
         guard let kind = PartitionTableLabel(rawValue: labelName) else {
             throw RuntimeError("\(path): partition table type '\(labelName)' is not supported")
         }
         return PartitionTable(
-            label: kind, sectorSize: UInt64(fdisk_get_sector_size(context)), grain: UInt64(fdisk_get_grain_size(context)),
+            label: kind, sectorSize: UInt64(fdisk_get_sector_size(context)),
+            grain: UInt64(fdisk_get_grain_size(context)),
             firstUsableLBA: UInt64(fdisk_get_first_lba(context)), lastUsableLBA: UInt64(fdisk_get_last_lba(context)),
             totalSectors: UInt64(fdisk_get_nsectors(context)),
             partitions: try partitions(), freeGaps: try freeGaps()
@@ -60,8 +64,9 @@ final class FdiskContext {
         let table = try FdiskTable(of: self, call: "fdisk_get_partitions") { fdisk_get_partitions(context, &$0) }
         return table.entries.compactMap { entry in
             guard fdisk_partition_is_used(entry) == 1, fdisk_partition_is_container(entry) == 0,
-                  fdisk_partition_has_start(entry) == 1, fdisk_partition_has_size(entry) == 1,
-                  fdisk_partition_has_partno(entry) == 1 else { return nil }
+                fdisk_partition_has_start(entry) == 1, fdisk_partition_has_size(entry) == 1,
+                fdisk_partition_has_partno(entry) == 1
+            else { return nil }
             return PartitionEntry(
                 number: Int(fdisk_partition_get_partno(entry)) + 1,
                 start: UInt64(fdisk_partition_get_start(entry)), size: UInt64(fdisk_partition_get_size(entry)),

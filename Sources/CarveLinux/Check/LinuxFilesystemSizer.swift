@@ -35,7 +35,8 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
         if let striped = allocation.stripedProfile {
             return FilesystemFigures(
                 fsType: "btrfs", size: allocation.deviceSize, btrfs: allocation, source: "nothing",
-                note: "\(striped.rawValue) stripes each chunk over several devices: carve cannot tell the minimum of one of them yet"
+                note:
+                    "\(striped.rawValue) stripes each chunk over several devices: carve cannot tell the minimum of one of them yet"
             )
         }
         let minimum = allocation.minimum
@@ -62,7 +63,8 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
         let header = try ToolRun.output(["dumpe2fs", "-h", device.path])
         let blockSize = try ResizeToolOutput.dumpe2fsField("Block size", in: header)
         let blockCount = try ResizeToolOutput.dumpe2fsField("Block count", in: header)
-        let minimumBlocks = try ResizeToolOutput.resize2fsMinimumBlocks(try ToolRun.output(["resize2fs", "-P", device.path]))
+        let minimumBlocks = try ResizeToolOutput.resize2fsMinimumBlocks(
+            try ToolRun.output(["resize2fs", "-P", device.path]))
         let free = (try? ResizeToolOutput.dumpe2fsField("Free blocks", in: header)) ?? 0
         return FilesystemFigures(
             fsType: type, size: blockSize * blockCount, used: blockSize * (blockCount - min(blockCount, free)),
@@ -73,13 +75,16 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     func ntfs(_ device: BlockDevice, mountpoint: String?) throws -> FilesystemFigures {
         guard mountpoint == nil else {
-            return FilesystemFigures(fsType: "ntfs", source: "nothing", note: "ntfsresize reads the minimum only while unmounted")
+            return FilesystemFigures(
+                fsType: "ntfs", source: "nothing", note: "ntfsresize reads the minimum only while unmounted")
         }
         guard let text = try? ToolRun.output(["ntfsresize", "--info", "--no-action", "--force", device.path]) else {
-            return FilesystemFigures(fsType: "ntfs", source: "nothing", note: "ntfsresize (ntfs-3g) is not installed or failed: cannot tell")
+            return FilesystemFigures(
+                fsType: "ntfs", source: "nothing", note: "ntfsresize (ntfs-3g) is not installed or failed: cannot tell")
         }
         return FilesystemFigures(
-            fsType: "ntfs", minimum: Self.roundUpToMiB(try ResizeToolOutput.ntfsresizeMinimumBytes(text)), source: "ntfsresize --info"
+            fsType: "ntfs", minimum: Self.roundUpToMiB(try ResizeToolOutput.ntfsresizeMinimumBytes(text)),
+            source: "ntfsresize --info"
         )
     }
 

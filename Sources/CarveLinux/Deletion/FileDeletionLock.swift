@@ -13,7 +13,8 @@ public struct FileDeletionLock: DeletionLock {
 
     /// The host's /run/lock/carve.lock, or `CARVE_LOCK_FILE` (tests run side by side with a real carve).
     public init(host: HostRoot = .system) {
-        path = getenv("CARVE_LOCK_FILE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? host.deletionLock
+        path =
+            getenv("CARVE_LOCK_FILE").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? host.deletionLock
     }
 
     public func acquire(timeout: Double) throws -> any LockHolder {

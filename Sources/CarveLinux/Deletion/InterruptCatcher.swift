@@ -37,10 +37,12 @@ private final class SignalThread: @unchecked Sendable {
         readEnd = ends[0]
         signalPipeWriteEnd = ends[1]
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { _ in
-            SignalThread.shared?.run()
-            return nil
-        }, nil)
+        let started = pthread_create(
+            &thread, nil,
+            { _ in
+                SignalThread.shared?.run()
+                return nil
+            }, nil)
         guard started == 0 else { return nil }
         pthread_detach(thread)
         for signalNumber in [SIGINT, SIGTERM] {

@@ -28,7 +28,8 @@ final class BlkidProbe {
         }
         try check(blkid_probe_enable_partitions(handle, partitions ? 1 : 0), "blkid_probe_enable_partitions")
         if partitions {
-            try check(blkid_probe_set_partitions_flags(handle, BLKID_PARTS_ENTRY_DETAILS), "blkid_probe_set_partitions_flags")
+            try check(
+                blkid_probe_set_partitions_flags(handle, BLKID_PARTS_ENTRY_DETAILS), "blkid_probe_set_partitions_flags")
         }
     }
 
@@ -51,12 +52,15 @@ final class BlkidProbe {
             id: table.flatMap { blkid_parttable_get_id($0) }.map { String(cString: $0) })
         for index in 0..<max(0, blkid_partlist_numof_partitions(list)) {
             guard let partition = blkid_partlist_get_partition(list, index) else { continue }
-            let type = blkid_partition_get_type_string(partition).map { String(cString: $0) }
+            let type =
+                blkid_partition_get_type_string(partition).map { String(cString: $0) }
                 ?? "0x" + String(UInt32(bitPattern: blkid_partition_get_type(partition)), radix: 16)
             entries.partitions[Int(blkid_partition_get_partno(partition))] = DeviceProperties(
                 partUUID: blkid_partition_get_uuid(partition).map { String(cString: $0) },
                 partType: type,
-                partLabel: blkid_partition_get_name(partition).map { ByteText.decode(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 })
+                partLabel: blkid_partition_get_name(partition).map { ByteText.decode(cString: $0) }.flatMap {
+                    $0.isEmpty ? nil : $0
+                })
         }
         return entries
     }
@@ -97,7 +101,8 @@ public struct BlkidPropertySource: DevicePropertySource {
         // An empty device (an unused loop, a drive with no medium) has nothing to probe.
         guard device.size > 0 else { return nil }
         if device.kind == .part, let parent, let number = device.properties.partNumber,
-           let table = try table(of: parent), let entry = table.partitions[number] {
+            let table = try table(of: parent), let entry = table.partitions[number]
+        {
             let filesystem = try probe(device.path, partitions: false) ?? DeviceProperties()
             var found = filesystem.filling(from: entry)
             found.partNumber = number
@@ -110,7 +115,9 @@ public struct BlkidPropertySource: DevicePropertySource {
 
     /// Probes `path`: filesystems, and with `partitions` also partition tables and
     /// entry details. A table found is kept under `tableName` for the partitions.
-    private func probe(_ path: String, partitions: Bool, keepingTableAs tableName: String? = nil) throws -> DeviceProperties? {
+    private func probe(
+        _ path: String, partitions: Bool, keepingTableAs tableName: String? = nil
+    ) throws -> DeviceProperties? {
         let probe = try BlkidProbe(path: path)
         try probe.enableContentProbing(superblocks: true, partitions: partitions)
         guard try probe.safeProbe() else { return nil }

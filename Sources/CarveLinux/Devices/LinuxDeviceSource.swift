@@ -11,8 +11,11 @@ public struct LinuxDeviceSource: DeviceSource {
     public init(host: HostRoot = .system, mounts: (any MountTable)? = nil) {
         inventory = DeviceInventory(
             enumerator: SysfsBlockEnumerator(host: host), attributes: SysfsTree(host: host),
-            propertySources: [UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource()],
-            mounts: CanonicalSourceMountTable(base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
+            propertySources: [
+                UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource(),
+            ],
+            mounts: CanonicalSourceMountTable(
+                base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
         )
     }
 
@@ -35,7 +38,8 @@ public struct LinuxDeviceSource: DeviceSource {
         guard let listed = try cache.listed(of: inventory).first(where: { $0.number == number }) else {
             throw DevicePathError.notListed(path)
         }
-        let result = try cache.remember(inventory.collect(restrictedTo: [listed.name], listed: try cache.listed(of: inventory)))
+        let result = try cache.remember(
+            inventory.collect(restrictedTo: [listed.name], listed: try cache.listed(of: inventory)))
         guard let device = result.devices.first(where: { $0.name == listed.name }) else {
             throw DevicePathError.notListed(path)
         }

@@ -16,7 +16,9 @@ public struct SysfsBlockEnumerator: BlockDeviceEnumerator {
         defer { close(directory) }
         // The node is named after the kernel name, '!' standing for '/' (cciss!c0d0).
         return try DirectoryAccess.entryNames(directory, path).map(DirectoryAccess.text).sorted().map { name in
-            EnumeratedDevice(name: name, node: "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/"))
+            EnumeratedDevice(
+                name: name,
+                node: "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/"))
         }
     }
 }

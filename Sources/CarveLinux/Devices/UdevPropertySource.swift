@@ -63,7 +63,7 @@ public enum UdevDaemon {
         guard let entries = Files.names(in: proc) else { return false }
         for pid in entries where pid.allSatisfy(\.isNumber) {
             guard let stat = Files.text("\(proc)/\(pid)/stat"),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { continue }
             let command = stat[stat.index(after: open)..<close]
             let state = stat[stat.index(after: close)...].drop { $0 == " " }.prefix(1)
@@ -84,7 +84,9 @@ public enum UdevDaemon {
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if result == 0 { return true }
         return errno == ECONNREFUSED ? false : nil

@@ -26,11 +26,15 @@ struct LogicalVolume: Sendable, Hashable {
 /// every value a string (numbers too, with `--units b --nosuffix`).
 enum LVMReport {
     /// The `-o` fields carve asks for, in the names lvm2 reports them by.
-    static let fields = ["lv_name", "vg_name", "lv_attr", "origin", "pool_lv", "lv_time", "lv_size", "data_percent", "lv_uuid"]
+    static let fields = [
+        "lv_name", "vg_name", "lv_attr", "origin", "pool_lv", "lv_time", "lv_size", "data_percent", "lv_uuid",
+    ]
 
     /// The arguments of the `lvs` run, with lv_time in a fixed format whatever lvm.conf says.
-    static let arguments = ["lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
-                            "--config", "report/time_format=\"%Y-%m-%d %H:%M:%S %z\"", "-o", fields.joined(separator: ",")]
+    static let arguments = [
+        "lvs", "--reportformat", "json", "--units", "b", "--nosuffix",
+        "--config", "report/time_format=\"%Y-%m-%d %H:%M:%S %z\"", "-o", fields.joined(separator: ","),
+    ]
 
     static func parse(_ text: String) throws(ParseError) -> [LogicalVolume] {
         func fail(_ reason: String) -> ParseError {
@@ -85,9 +89,14 @@ enum LVMReport {
         let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
         let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
         let zone = parts.count > 2 ? parts[2] : ""
-        guard parts.count == 3, date.count == 3, clock.count == 3, zone.count == 5, zone.first == "+" || zone.first == "-",
-              let offset = Int(zone.dropFirst()), let fixed = TimeZone(secondsFromGMT: (zone.first == "-" ? -1 : 1) * (offset / 100 * 3600 + offset % 100 * 60)),
-              let created = localDate(year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2], in: fixed)
+        guard parts.count == 3, date.count == 3, clock.count == 3, zone.count == 5,
+            zone.first == "+" || zone.first == "-",
+            let offset = Int(zone.dropFirst()),
+            let fixed = TimeZone(
+                secondsFromGMT: (zone.first == "-" ? -1 : 1) * (offset / 100 * 3600 + offset % 100 * 60)),
+            let created = localDate(
+                year: date[0], month: date[1], day: date[2], hour: clock[0], minute: clock[1], second: clock[2],
+                in: fixed)
         else { throw ParseError(tool: "lvs", reason: "\(name): lv_time '\(text)' is not a time") }
         return created
     }

@@ -24,8 +24,9 @@ public struct LVMThinBackend: SnapshotListing {
         }
         return pools.map { name in
             let uuid = volumes.first { $0.group + "/" + $0.name == name }?.uuid ?? name
-            return Filesystem(kind: .lvmThin, uuid: uuid, devices: [],
-                              mounts: [FilesystemMount(mountpoint: name, subvolumePath: "/", subvolumeID: 0)])
+            return Filesystem(
+                kind: .lvmThin, uuid: uuid, devices: [],
+                mounts: [FilesystemMount(mountpoint: name, subvolumePath: "/", subvolumeID: 0)])
         }
     }
 
@@ -48,7 +49,8 @@ public struct LVMThinBackend: SnapshotListing {
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         let volumes = try logicalVolumes()
         let inPool = volumes.filter { $0.isThinVolume && $0.group + "/" + $0.pool == filesystem.mountpoint }
-        let uuids = Dictionary(volumes.map { ($0.group + "/" + $0.name, $0.uuid) }, uniquingKeysWith: { first, _ in first })
+        let uuids = Dictionary(
+            volumes.map { ($0.group + "/" + $0.name, $0.uuid) }, uniquingKeysWith: { first, _ in first })
         let listed = inPool.enumerated().map { index, volume in
             let origin = volume.origin.isEmpty ? nil : volume.group + "/" + volume.origin
             var listed = Volume(
@@ -61,7 +63,8 @@ public struct LVMThinBackend: SnapshotListing {
         }
         var listing = VolumeListing(filesystem: filesystem, subvolumes: listed, sizes: .none)
         if sizes != .none {
-            listing.sizeNote = "\(filesystem.mountpoint): LVM reports what the pool allocated to each thin volume (RFER), not what deleting it frees"
+            listing.sizeNote =
+                "\(filesystem.mountpoint): LVM reports what the pool allocated to each thin volume (RFER), not what deleting it frees"
         }
         return listing
     }

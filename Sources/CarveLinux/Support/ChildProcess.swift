@@ -17,18 +17,24 @@ public enum ChildProcess {
 
     /// Runs `arguments[0]` with this process's environment plus `environment`; never
     /// throws for a non-zero exit, only when the program cannot be started.
-    public static func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]) throws -> Result {
+    public static func run(
+        _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]
+    ) throws -> Result {
         let stdin = try ScratchFile(input)
         let stdout = try ScratchFile(), stderr = try ScratchFile()
-        let pid = try spawn(["env"] + arguments, stdin: stdin.fd, stdout: stdout.fd, stderr: stderr.fd,
-                            environment: currentEnvironment(overriddenBy: environment))
+        let pid = try spawn(
+            ["env"] + arguments, stdin: stdin.fd, stdout: stdout.fd, stderr: stderr.fd,
+            environment: currentEnvironment(overriddenBy: environment))
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw SystemCallError("cannot wait for \(arguments[0])", call: "waitpid", errno: errno) }
+            guard errno == EINTR else {
+                throw SystemCallError("cannot wait for \(arguments[0])", call: "waitpid", errno: errno)
+            }
         }
         let signal = status & 0x7f
-        return Result(status: signal == 0 ? (status >> 8) & 0xff : signal,
-                      stdout: try stdout.contents(), stderr: try stderr.contents())
+        return Result(
+            status: signal == 0 ? (status >> 8) & 0xff : signal,
+            stdout: try stdout.contents(), stderr: try stderr.contents())
     }
 
     /// `environ` as NAME=value lines, with `overrides` replacing or adding entries.
@@ -47,8 +53,10 @@ public enum ChildProcess {
     /// /usr/bin/env with `arguments`: fds 0-2 given, every other descriptor closed,
     /// default signal dispositions, in its own process group (a Ctrl-C reaches carve,
     /// which decides what to stop).
-    private static func spawn(_ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32,
-                              environment: [String]) throws -> pid_t {
+    private static func spawn(
+        _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32,
+        environment: [String]
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
@@ -69,14 +77,17 @@ public enum ChildProcess {
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let code = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
-        guard code == 0 else { throw SystemCallError("cannot run \(arguments.dropFirst().first ?? "")", call: "posix_spawn", errno: code) }
+        guard code == 0 else {
+            throw SystemCallError("cannot run \(arguments.dropFirst().first ?? "")", call: "posix_spawn", errno: code)
+        }
         return pid
     }
 }
@@ -88,7 +99,9 @@ private final class ScratchFile {
     init(_ contents: [UInt8] = []) throws {
         var template = Array("/tmp/carve-run-XXXXXX".utf8CString)
         fd = mkstemp(&template)
-        guard fd >= 0 else { throw SystemCallError("cannot make a temporary file in /tmp", call: "mkstemp", errno: errno) }
+        guard fd >= 0 else {
+            throw SystemCallError("cannot make a temporary file in /tmp", call: "mkstemp", errno: errno)
+        }
         unlink(template)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var written = 0

@@ -31,7 +31,9 @@ func uuidText(_ raw: UnsafeRawBufferPointer) -> String? {
     return String(unsafeUninitializedCapacity: 36) { text in
         var position = 0
         for (index, byte) in raw.prefix(16).enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text[position] = UInt8(ascii: "-"); position += 1 }
+            if index == 4 || index == 6 || index == 8 || index == 10 {
+                text[position] = UInt8(ascii: "-"); position += 1
+            }
             text[position] = digits.utf8Start[Int(byte >> 4)]
             text[position + 1] = digits.utf8Start[Int(byte & 0xf)]
             position += 2

@@ -51,11 +51,13 @@ enum Threads {
         for index in 1..<count {
             var thread = pthread_t()
             let work = Unmanaged.passRetained(Work(body, index)).toOpaque()
-            let started = pthread_create(&thread, nil, { raw in
-                let work = Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue()
-                work.body(work.index)
-                return nil
-            }, work)
+            let started = pthread_create(
+                &thread, nil,
+                { raw in
+                    let work = Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue()
+                    work.body(work.index)
+                    return nil
+                }, work)
             if started == 0 {
                 threads.append(thread)
             } else {

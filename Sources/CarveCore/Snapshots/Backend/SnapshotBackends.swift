@@ -34,7 +34,9 @@ public struct SnapshotBackends: SnapshotBackend {
     /// The backend that deletes on `filesystem`; a listing-only one cannot.
     func deleter(for filesystem: Filesystem) throws -> any SnapshotBackend {
         guard let backend = full[filesystem.kind] else {
-            throw RuntimeError("snapshots on \(filesystem.mountpoint) (\(filesystem.kind.rawValue)) cannot be deleted by carve: its backend only lists them")
+            throw RuntimeError(
+                "snapshots on \(filesystem.mountpoint) (\(filesystem.kind.rawValue)) cannot be deleted by carve: its backend only lists them"
+            )
         }
         return backend
     }

@@ -91,7 +91,8 @@ struct MiniXML {
         var name = String.UnicodeScalarView()
         while index < scalars.count {
             let scalar = scalars[index]
-            guard scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-.:".unicodeScalars.contains(scalar)
+            guard
+                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-.:".unicodeScalars.contains(scalar)
             else { break }
             name.append(scalar)
             index += 1
@@ -102,7 +103,9 @@ struct MiniXML {
     private mutating func reference() throws(Failure) -> Unicode.Scalar {
         let start = index
         while index < scalars.count, scalars[index] != ";", index - start < 12 { index += 1 }
-        guard index < scalars.count, scalars[index] == ";" else { throw Failure(reason: "unterminated entity reference") }
+        guard index < scalars.count, scalars[index] == ";" else {
+            throw Failure(reason: "unterminated entity reference")
+        }
         let body = String(String.UnicodeScalarView(scalars[(start + 1)..<index]))
         index += 1
         switch body {
@@ -112,9 +115,13 @@ struct MiniXML {
         case "quot": return "\""
         case "apos": return "'"
         default:
-            let value: UInt32? = body.hasPrefix("#x") ? UInt32(body.dropFirst(2), radix: 16)
+            let value: UInt32? =
+                body.hasPrefix("#x")
+                ? UInt32(body.dropFirst(2), radix: 16)
                 : body.hasPrefix("#") ? UInt32(body.dropFirst(), radix: 10) : nil
-            guard let value, let scalar = Unicode.Scalar(value) else { throw Failure(reason: "unknown entity &\(body);") }
+            guard let value, let scalar = Unicode.Scalar(value) else {
+                throw Failure(reason: "unknown entity &\(body);")
+            }
             return scalar
         }
     }

@@ -30,9 +30,12 @@ public struct SnapperConfig: Sendable, Hashable {
     public static func parse(name: String, text: String) throws(Failure) -> SnapperConfig {
         let values = try parseAssignments(text)
         guard let subvolume = values["SUBVOLUME"] else { throw Failure(reason: "no SUBVOLUME=") }
-        guard subvolume.hasPrefix("/") else { throw Failure(reason: "SUBVOLUME \"\(subvolume)\" is not an absolute path") }
-        return SnapperConfig(name: name, subvolume: subvolume, fstype: values["FSTYPE"],
-                             uniqueNumbers: values["UNIQUE_NUMBERS"] == "yes")
+        guard subvolume.hasPrefix("/") else {
+            throw Failure(reason: "SUBVOLUME \"\(subvolume)\" is not an absolute path")
+        }
+        return SnapperConfig(
+            name: name, subvolume: subvolume, fstype: values["FSTYPE"],
+            uniqueNumbers: values["UNIQUE_NUMBERS"] == "yes")
     }
 
     /// The config names listed in SNAPPER_CONFIGS, in order.
@@ -70,11 +73,15 @@ public struct SnapperConfig: Sendable, Hashable {
         while let character = characters.popFirst() {
             switch character {
             case "\\":
-                guard let next = characters.popFirst() else { throw Failure(reason: "line \(line) ends inside an escape") }
+                guard let next = characters.popFirst() else {
+                    throw Failure(reason: "line \(line) ends inside an escape")
+                }
                 value.append(next)
             case "\"":
                 let rest = String(characters).trimmingSpaces
-                guard rest.isEmpty || rest.hasPrefix("#") else { throw Failure(reason: "line \(line) has text after the closing quote") }
+                guard rest.isEmpty || rest.hasPrefix("#") else {
+                    throw Failure(reason: "line \(line) has text after the closing quote")
+                }
                 return value
             default: value.append(character)
             }

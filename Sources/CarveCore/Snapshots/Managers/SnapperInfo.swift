@@ -1,4 +1,3 @@
-
 /// snapper's per-snapshot `.snapshots/N/info.xml`: type, number, date (UTC,
 /// "YYYY-MM-DD HH:MM:SS"), description, cleanup, pre_num and userdata.
 /// `important` is the userdata key snapper's cleanup honours (`important=yes`).
@@ -36,7 +35,9 @@ public enum SnapperInfo {
         }
         var userdata: [String: String] = [:]
         for entry in root.all("userdata") {
-            guard let key = entry.child("key")?.text, !key.isEmpty else { throw Failure(reason: "<userdata> without a <key>") }
+            guard let key = entry.child("key")?.text, !key.isEmpty else {
+                throw Failure(reason: "<userdata> without a <key>")
+            }
             userdata[key] = entry.child("value")?.text ?? ""
         }
         let description = root.child("description")?.text
@@ -53,11 +54,11 @@ public enum SnapperInfo {
     static func parseDate(_ text: String) -> Date? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
-              scanner.take("-"), let day = scanner.number(digits: 2), scanner.take(" "),
-              let hour = scanner.number(digits: 2), scanner.take(":"), let minute = scanner.number(digits: 2),
-              scanner.take(":"), let second = scanner.number(digits: 2), scanner.atEnd,
-              (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 61
+            scanner.take("-"), let day = scanner.number(digits: 2), scanner.take(" "),
+            let hour = scanner.number(digits: 2), scanner.take(":"), let minute = scanner.number(digits: 2),
+            scanner.take(":"), let second = scanner.number(digits: 2), scanner.atEnd,
+            (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 61
         else { return nil }
         return utcDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }

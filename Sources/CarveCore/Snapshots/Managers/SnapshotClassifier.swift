@@ -1,4 +1,3 @@
-
 /// Decides which subvolumes are snapshots and attaches what their manager recorded.
 ///
 /// A subvolume is a snapshot when it has a parent UUID or lies in a known layout:
@@ -53,7 +52,8 @@ public struct SnapshotClassifier: Sendable {
         for index in subvolumes.indices {
             // A received snapshot's parent UUID is the previous backup, not its source (BackupChains).
             if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
-               let source = byUUID[parentUUID] {
+                let source = byUUID[parentUUID]
+            {
                 subvolumes[index].sourceID = subvolumes[source].id
                 subvolumes[index].sourcePath = subvolumes[source].path
             }
@@ -77,10 +77,11 @@ public struct SnapshotClassifier: Sendable {
     /// Not for received snapshots, whose otime is the day they were copied.
     static func dateDisagreement(_ volume: Volume) -> String? {
         guard volume.receivedUUID == nil, let managerDate = volume.metadata.created,
-              abs(managerDate.timeIntervalSince(volume.otime)) > 86_400
+            abs(managerDate.timeIntervalSince(volume.otime)) > 86_400
         else { return nil }
         let utc = TimeZone(secondsFromGMT: 0)!
-        return "\(volume.path): \(volume.metadata.manager.rawValue) dates it \(DateText.iso8601(managerDate, timeZone: utc)), "
+        return
+            "\(volume.path): \(volume.metadata.manager.rawValue) dates it \(DateText.iso8601(managerDate, timeZone: utc)), "
             + "the subvolume was created \(DateText.iso8601(volume.otime, timeZone: utc)); carve uses \(volume.metadata.manager.rawValue)'s date"
     }
 
@@ -98,7 +99,10 @@ public struct SnapshotClassifier: Sendable {
         case .btrbk(let name):
             guard let parsed = BtrbkName.parse(name, timeZone: timeZone) else {
                 guard BtrbkName.hasStampShape(name) else { return (nil, nil) }
-                return (nil, "\(subvolume.path): the date in this btrbk-style name is impossible; the snapshot is listed as plain")
+                return (
+                    nil,
+                    "\(subvolume.path): the date in this btrbk-style name is impossible; the snapshot is listed as plain"
+                )
             }
             return (ManagerMetadata(manager: .btrbk, name: name, created: parsed.created), nil)
         }
@@ -143,15 +147,19 @@ public struct SnapshotClassifier: Sendable {
     private func recogniseByComponents(_ subvolume: Volume) -> (ManagerMetadata?, String?) {
         let components = subvolume.path.split(separator: "/").map(String.init)
         if components.count >= 3, components[components.count - 1] == "snapshot",
-           let number = Int(components[components.count - 2]), components[components.count - 2].allSatisfy(\.isASCII) {
+            let number = Int(components[components.count - 2]), components[components.count - 2].allSatisfy(\.isASCII)
+        {
             // `.snapshots` may itself be a subvolume mounted there (`@snapshots` on /.snapshots).
             let directory = components.dropLast(2).joined(separator: "/")
-            if components[components.count - 3] == ".snapshots" || snapperDirectories.contains(where: { $0.topLevelPath == directory }) {
+            if components[components.count - 3] == ".snapshots"
+                || snapperDirectories.contains(where: { $0.topLevelPath == directory })
+            {
                 return snapper(subvolume, number: number, snapshotsDirectory: directory)
             }
         }
         if components.count >= 4, components[components.count - 4] == "timeshift-btrfs",
-           components[components.count - 3] == "snapshots", components[components.count - 1].hasPrefix("@") {
+            components[components.count - 3] == "snapshots", components[components.count - 1].hasPrefix("@")
+        {
             return timeshift(subvolume, name: components[components.count - 2])
         }
         return (nil, nil)
@@ -177,7 +185,9 @@ public struct SnapshotClassifier: Sendable {
             metadata.metadataPath = layout.metadataPath
             metadata.uniqueNumbers = layout.uniqueNumbers
             if metadata.number != number {
-                return (nil, brokenWarning(infoPath, "it says number \(metadata.number ?? -1), the directory is \(number)"))
+                return (
+                    nil, brokenWarning(infoPath, "it says number \(metadata.number ?? -1), the directory is \(number)")
+                )
             }
             return (metadata, nil)
         } catch {
@@ -186,7 +196,8 @@ public struct SnapshotClassifier: Sendable {
     }
 
     private func timeshift(_ subvolume: Volume, name: String) -> (ManagerMetadata?, String?) {
-        var layout = ManagerMetadata(manager: .timeshift, name: name, created: TimeshiftInfo.date(fromName: name, timeZone: timeZone))
+        var layout = ManagerMetadata(
+            manager: .timeshift, name: name, created: TimeshiftInfo.date(fromName: name, timeZone: timeZone))
         guard let mounted = subvolume.mountedPath else {
             layout.warning = "not mounted: info.json not read"
             return (layout, nil)

@@ -1,4 +1,3 @@
-
 /// timeshift's btrfs-mode layout: `timeshift-btrfs/snapshots/YYYY-MM-DD_HH-MM-SS/`
 /// holding the subvolumes `@`, `@home`… and an `info.json` with `created` (Unix
 /// seconds, as a string), `tags` ("O B H D W M", space separated) and `comments`.
@@ -19,10 +18,14 @@ public enum TimeshiftInfo {
         let created: Date
         switch object["created"] {
         case .string(let text)?:
-            guard let seconds = Int64(text.trimmingSpaces) else { throw Failure(reason: "\"created\" is not Unix seconds") }
+            guard let seconds = Int64(text.trimmingSpaces) else {
+                throw Failure(reason: "\"created\" is not Unix seconds")
+            }
             created = Date(timeIntervalSince1970: TimeInterval(seconds))
         case .number(let text)?:
-            guard let seconds = Double(text), abs(seconds) < 253_402_300_800 else { throw Failure(reason: "\"created\" is not Unix seconds") }
+            guard let seconds = Double(text), abs(seconds) < 253_402_300_800 else {
+                throw Failure(reason: "\"created\" is not Unix seconds")
+            }
             created = Date(timeIntervalSince1970: seconds)
         default:
             throw Failure(reason: "no \"created\"")
@@ -36,9 +39,9 @@ public enum TimeshiftInfo {
     public static func date(fromName name: String, timeZone: TimeZone) -> Date? {
         var scanner = DigitScanner(Array(name.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
-              scanner.take("-"), let day = scanner.number(digits: 2), scanner.take("_"),
-              let hour = scanner.number(digits: 2), scanner.take("-"), let minute = scanner.number(digits: 2),
-              scanner.take("-"), let second = scanner.number(digits: 2), scanner.atEnd
+            scanner.take("-"), let day = scanner.number(digits: 2), scanner.take("_"),
+            let hour = scanner.number(digits: 2), scanner.take("-"), let minute = scanner.number(digits: 2),
+            scanner.take("-"), let second = scanner.number(digits: 2), scanner.atEnd
         else { return nil }
         return localDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: timeZone)
     }
@@ -72,7 +75,7 @@ public enum BtrbkName {
         }
         var scanner = DigitScanner(stamp)
         guard let year = scanner.number(digits: 4), let month = scanner.number(digits: 2),
-              let day = scanner.number(digits: 2)
+            let day = scanner.number(digits: 2)
         else { return nil }
         var hour = 0, minute = 0, second = 0
         var zone = timeZone
@@ -85,17 +88,20 @@ public enum BtrbkName {
                 zone = fixed
             }
         }
-        guard scanner.atEnd, (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60,
-              let created = localDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: zone)
+        guard scanner.atEnd, (1...12).contains(month),
+            (1...DateArgument.daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60,
+            let created = localDate(
+                year: year, month: month, day: day, hour: hour, minute: minute, second: second, in: zone)
         else { return nil }
         return Parsed(subvolume: String(name[..<dot]), created: created)
     }
 }
 
-public func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone) -> Date? {
+public func localDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone) -> Date?
+{
     guard (1...12).contains(month), (1...DateArgument.daysIn(month: month, year: year)).contains(day),
-          hour < 24, minute < 60, second < 60
+        hour < 24, minute < 60, second < 60
     else { return nil }
     return CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second).date(in: zone)
 }

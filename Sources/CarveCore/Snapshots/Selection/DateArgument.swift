@@ -1,4 +1,3 @@
-
 /// A point in time given on the command line, for `--before` and `--after`.
 ///
 /// Accepted: `2026-11-01` (midnight), `2026-11-01 12:00`, `2026-11-01 12:00:30`,
@@ -8,18 +7,22 @@ public enum DateArgument {
     static let expected = "expected YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] or ISO 8601 such as 2026-11-01T12:00:00Z"
 
     public static func parse(_ text: String, timeZone: TimeZone) throws(UsageError) -> Date {
-        func fail(_ reason: String) -> UsageError { UsageError("invalid date '\(echoed(text))': \(reason) (\(expected))") }
+        func fail(_ reason: String) -> UsageError {
+            UsageError("invalid date '\(echoed(text))': \(reason) (\(expected))")
+        }
         var scanner = DigitScanner(Array(text.trimmingSpaces.utf8))
         guard let year = scanner.number(digits: 4), scanner.take("-"),
-              let month = scanner.number(digits: 2), scanner.take("-"),
-              let day = scanner.number(digits: 2)
+            let month = scanner.number(digits: 2), scanner.take("-"),
+            let day = scanner.number(digits: 2)
         else { throw fail("no date") }
         guard (1...12).contains(month) else { throw fail("month \(month) out of range") }
         guard (1...daysIn(month: month, year: year)).contains(day) else { throw fail("day \(day) out of range") }
         var hour = 0, minute = 0, second = 0
         var zone = timeZone
         if !scanner.atEnd {
-            guard scanner.take("T") || scanner.take(" ") || scanner.take("t") else { throw fail("unexpected text after the date") }
+            guard scanner.take("T") || scanner.take(" ") || scanner.take("t") else {
+                throw fail("unexpected text after the date")
+            }
             guard let h = scanner.number(digits: 2), scanner.take(":"), let m = scanner.number(digits: 2)
             else { throw fail("no time after the date") }
             hour = h; minute = m
@@ -100,7 +103,8 @@ public enum DateText {
         let offset = timeZone.secondsFromGMT(for: date)
         let parts = civil(date, offset: offset)
         guard (0..<10_000).contains(parts.year) else {
-            var text = "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
+            var text =
+                "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
             if offset == 0 { return text + "Z" }
             let minutes = abs(offset) / 60
             text += (offset < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60)
@@ -111,12 +115,14 @@ public enum DateText {
         return String(unsafeUninitializedCapacity: 25) { text in
             var writer = DigitWriter(text: text)
             writer.put(parts.year, 4); writer.put("-"); writer.put(parts.month); writer.put("-"); writer.put(parts.day)
-            writer.put("T"); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute); writer.put(":"); writer.put(parts.second)
+            writer.put("T"); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute); writer.put(":");
+            writer.put(parts.second)
             if offset == 0 {
                 writer.put("Z")
             } else {
                 let minutes = abs(offset) / 60
-                writer.put(offset < 0 ? "-" : "+"); writer.put(minutes / 60 % 100); writer.put(":"); writer.put(minutes % 60)
+                writer.put(offset < 0 ? "-" : "+"); writer.put(minutes / 60 % 100); writer.put(":");
+                writer.put(minutes % 60)
             }
             return writer.position
         }
@@ -156,7 +162,9 @@ public enum DateText {
         }
     }
 
-    static func civil(_ date: Date, offset: Int) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+    static func civil(
+        _ date: Date, offset: Int
+    ) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let time = seconds - days * 86_400

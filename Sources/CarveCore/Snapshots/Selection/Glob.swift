@@ -56,7 +56,9 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
                 characters.removeFirst()
                 var high = characters.removeFirst()
                 if high == "\\", let escaped = characters.popFirst() { high = escaped }
-                guard low <= high else { throw UsageError("invalid pattern '\(echoed(pattern))': range \(low)-\(high) is reversed") }
+                guard low <= high else {
+                    throw UsageError("invalid pattern '\(echoed(pattern))': range \(low)-\(high) is reversed")
+                }
                 ranges.append(low...high)
             } else {
                 ranges.append(low...low)

@@ -26,7 +26,9 @@ struct SnapperPairs {
         let metadata = subvolumes[index].metadata
         guard metadata.manager == .snapper, let config = metadata.config else { return nil }
         let pre = metadata.type == "pre" ? metadata.number : metadata.type == "post" ? metadata.preNumber : nil
-        guard let pre, let pair = halves[PairKey(config: config, pre: pre)], let first = pair.pre, let second = pair.post else { return nil }
+        guard let pre, let pair = halves[PairKey(config: config, pre: pre)], let first = pair.pre,
+            let second = pair.post
+        else { return nil }
         return first == index ? second : first
     }
 
@@ -48,7 +50,8 @@ struct SnapperPairs {
     static func note(_ pair: (Int, Int), in subvolumes: [Volume]) -> String {
         let (chosen, other) = (subvolumes[pair.0].metadata, subvolumes[pair.1].metadata)
         let pre = chosen.type == "pre" ? chosen : other, post = chosen.type == "pre" ? other : chosen
-        return "snapper pre/post pair \(pre.config ?? ""):\(pre.number ?? 0)/\(post.number ?? 0): only \(chosen.number ?? 0) is selected; "
+        return
+            "snapper pre/post pair \(pre.config ?? ""):\(pre.number ?? 0)/\(post.number ?? 0): only \(chosen.number ?? 0) is selected; "
             + "both are kept (--split-pairs deletes one half)"
     }
 }

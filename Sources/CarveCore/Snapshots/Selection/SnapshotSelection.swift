@@ -1,4 +1,3 @@
-
 /// The selection options shared by `snapshots list`, `delete` and `thin`:
 /// which snapshots of one filesystem a command is about.
 ///
@@ -67,16 +66,20 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// considers, what retention keeps and why, what it takes, and the pairs it kept whole.
     public func evaluate(_ subvolumes: [Volume], now: Date) -> SelectionOutcome {
         let resolved = resolvingMountedSources(in: subvolumes)
-        let considered = subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
+        let considered = subvolumes.indices.filter {
+            subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0])
+        }
         let kept = retention.isEmpty ? [:] : resolved.keptByRetention(considered, of: subvolumes, now: now)
         let chosen = considered.filter { kept[subvolumes[$0].id] == nil && matchesTime(subvolumes[$0], now: now) }
         let pairs = SnapperPairs(subvolumes)
         guard !splitPairs, pairs.hasPairs else {
-            return SelectionOutcome(considered: considered, keptBy: kept, selected: chosen, splitPairs: [], pairNotes: [])
+            return SelectionOutcome(
+                considered: considered, keptBy: kept, selected: chosen, splitPairs: [], pairNotes: [])
         }
         let together = pairs.keepingTogether(chosen, in: subvolumes)
-        return SelectionOutcome(considered: considered, keptBy: kept, selected: together.selected,
-                                splitPairs: together.split, pairNotes: together.split.map { SnapperPairs.note($0, in: subvolumes) })
+        return SelectionOutcome(
+            considered: considered, keptBy: kept, selected: together.selected,
+            splitPairs: together.split, pairNotes: together.split.map { SnapperPairs.note($0, in: subvolumes) })
     }
 
     /// The positions of the snapshots the identity criteria match, before retention and time filters.
@@ -89,7 +92,9 @@ public struct SnapshotSelection: Sendable, Hashable {
         if !managers.isEmpty && !managers.contains(snapshot.metadata.manager) { return false }
         if !sources.isEmpty && !sources.contains(where: { Self.source($0, names: snapshot) }) { return false }
         if let match, !Self.glob(match, matches: snapshot) { return false }
-        if !cleanup.isEmpty && !(snapshot.metadata.manager == .snapper && snapshot.metadata.cleanup.map(cleanup.contains) == true) {
+        if !cleanup.isEmpty
+            && !(snapshot.metadata.manager == .snapper && snapshot.metadata.cleanup.map(cleanup.contains) == true)
+        {
             return false
         }
         return true
@@ -161,7 +166,9 @@ public struct SnapshotSelection: Sendable, Hashable {
 
     static func glob(_ glob: Glob, matches snapshot: Volume) -> Bool {
         let lastComponent = snapshot.path.split(separator: "/").last.map(String.init) ?? snapshot.path
-        let candidates = [snapshot.path, "/" + snapshot.path, snapshot.mountedPath, lastComponent, snapshot.metadata.description]
+        let candidates = [
+            snapshot.path, "/" + snapshot.path, snapshot.mountedPath, lastComponent, snapshot.metadata.description,
+        ]
         return candidates.contains { $0.map(glob.matches) ?? false }
     }
 

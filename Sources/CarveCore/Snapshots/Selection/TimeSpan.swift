@@ -1,4 +1,3 @@
-
 /// A length of time as backup tools write it, for `--older-than` and `--keep-within`.
 ///
 /// One or more counts with a unit: `y` years, `m` months, `w` weeks, `d` days,
@@ -23,7 +22,9 @@ public struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     static let maximumCount = 1_000_000
 
     public static func parse(_ text: String) throws(UsageError) -> TimeSpan {
-        func fail(_ reason: String) -> UsageError { UsageError("invalid duration '\(echoed(text))': \(reason) (\(unitHelp))") }
+        func fail(_ reason: String) -> UsageError {
+            UsageError("invalid duration '\(echoed(text))': \(reason) (\(unitHelp))")
+        }
         let bytes = Array(text.trimmingSpaces.utf8)
         guard !bytes.isEmpty else { throw fail("empty") }
         var span = TimeSpan(), seen = Set<String>(), index = 0
@@ -32,7 +33,10 @@ public struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
             while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
             guard index > digitsStart else {
                 if bytes[index] == UInt8(ascii: "-") { throw fail("negative") }
-                throw fail(digitsStart == 0 ? "no number" : "no number before '\(echoed(String(decoding: bytes[index...], as: UTF8.self)))'")
+                throw fail(
+                    digitsStart == 0
+                        ? "no number" : "no number before '\(echoed(String(decoding: bytes[index...], as: UTF8.self)))'"
+                )
             }
             let unitStart = index
             while index < bytes.count, !(0x30...0x39).contains(bytes[index]) { index += 1 }
@@ -80,7 +84,8 @@ public struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     /// then hours and minutes as elapsed time (restic's `AddDate(-y, -m, -d).Add(-h)`).
     public func before(_ date: Date, in zone: TimeZone) -> Date {
         let calendarPart = years != 0 || months != 0 || weeks != 0 || days != 0
-        let start = calendarPart
+        let start =
+            calendarPart
             ? CivilTime(date, in: zone).adding(years: -years, months: -months, days: -(weeks * 7 + days)).date(in: zone)
                 .addingTimeInterval(date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down))
             : date

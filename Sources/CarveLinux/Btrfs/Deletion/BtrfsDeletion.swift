@@ -14,7 +14,8 @@ extension BtrfsSnapshotBackend {
         guard abs(state.created.timeIntervalSince1970 - subvolume.otime.timeIntervalSince1970) < 2 else { return nil }
         var current = subvolume
         current.isDefault = try defaultSubvolumeID(root) == subvolume.id
-        current.mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
+        current.mountpoints = BtrfsMounts.mountpoints(
+            ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
         current.hasNestedSubvolumes = state.hasNestedSubvolumes
         return current
     }
@@ -26,10 +27,13 @@ extension BtrfsSnapshotBackend {
         let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
         if recursive && subvolume.hasNestedSubvolumes {
             guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
-                throw RuntimeError("cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it by path")
+                throw RuntimeError(
+                    "cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it by path")
             }
             try BtrfsUtilCall.check(
-                ByteText.withCString(path) { btrfs_util_delete_subvolume($0, Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE)) },
+                ByteText.withCString(path) {
+                    btrfs_util_delete_subvolume($0, Int32(BTRFS_UTIL_DELETE_SUBVOLUME_RECURSIVE))
+                },
                 "cannot delete snapshot \(path)", "btrfs_util_delete_subvolume")
             return
         }
@@ -56,7 +60,8 @@ extension BtrfsSnapshotBackend {
         var transaction: UInt64 = 0
         try BtrfsUtilCall.check(
             btrfs_util_start_sync_fd(root.fd, &transaction), "cannot commit \(root.path)", "btrfs_util_start_sync_fd")
-        try BtrfsUtilCall.check(btrfs_util_wait_sync_fd(root.fd, transaction), "cannot commit \(root.path)", "btrfs_util_wait_sync_fd")
+        try BtrfsUtilCall.check(
+            btrfs_util_wait_sync_fd(root.fd, transaction), "cannot commit \(root.path)", "btrfs_util_wait_sync_fd")
         let waiting = Set(ids)
         while try !waiting.isDisjoint(with: deletedSubvolumes(on: root)) {
             usleep(100_000)
@@ -119,7 +124,9 @@ final class FilesystemRoots: @unchecked Sendable {
 enum BtrfsUtilCall {
     static func check(_ result: btrfs_util_error, _ context: String, _ call: String) throws {
         guard result != BTRFS_UTIL_OK else { return }
-        let code: Int32 = result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND ? ENOENT
+        let code: Int32 =
+            result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND
+            ? ENOENT
             : result == BTRFS_UTIL_ERROR_NOT_BTRFS ? ENOTTY : errno
         throw SystemCallError(context, call: call, errno: code)
     }

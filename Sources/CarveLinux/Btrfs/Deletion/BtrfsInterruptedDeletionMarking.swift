@@ -28,7 +28,8 @@ extension BtrfsSnapshotBackend {
     }
 
     public func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws {
-        guard [.snapper, .timeshift].contains(subvolume.metadata.manager), let path = subvolume.metadata.metadataPath else { return }
+        guard [.snapper, .timeshift].contains(subvolume.metadata.manager), let path = subvolume.metadata.metadataPath
+        else { return }
         try DeletionMarkerDirectory.removeMarker(in: path)
     }
 
@@ -37,14 +38,18 @@ extension BtrfsSnapshotBackend {
         var places: [(path: String, config: String?)] = []
         for directory in snapperDirectories(SnapperConfigFiles(host: host).load().configs, on: filesystem) {
             guard let mounted = filesystem.mountedPath(ofTopLevelPath: directory.topLevelPath),
-                  !places.contains(where: { $0.path == mounted })
+                !places.contains(where: { $0.path == mounted })
             else { continue }
             places.append((mounted, directory.config))
         }
-        for path in scope.snapperDirectories where !places.contains(where: { $0.path == path }) { places.append((path, nil)) }
+        for path in scope.snapperDirectories where !places.contains(where: { $0.path == path }) {
+            places.append((path, nil))
+        }
         var scan = MarkedDirectoryScan()
         for place in places {
-            scan.look(in: place.path) { try DeletionMarkerDirectory.marked(in: $0, config: place.config, filesystem: filesystem) }
+            scan.look(in: place.path) {
+                try DeletionMarkerDirectory.marked(in: $0, config: place.config, filesystem: filesystem)
+            }
         }
         var timeshift = filesystem.mountedPath(ofTopLevelPath: Self.timeshiftSnapshots).map { [$0] } ?? []
         for path in scope.timeshiftDirectories where !timeshift.contains(path) { timeshift.append(path) }
@@ -61,8 +66,12 @@ extension BtrfsSnapshotBackend {
         guard state.marked, !state.snapshotPresent else {
             throw RuntimeError("not removing \(directory.path): it changed since it was found (marker or snapshot)")
         }
-        let config = directory.config.flatMap { name in SnapperConfigFiles(host: host).load().configs.first { $0.name == name } }
-        guard try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false) != nil
+        let config = directory.config.flatMap { name in
+            SnapperConfigFiles(host: host).load().configs.first { $0.name == name }
+        }
+        guard
+            try ManagerMetadataRemoval.remove(directory.path, keepingHighestNumber: config?.uniqueNumbers ?? false)
+                != nil
         else { return false }
         if let number = directory.number {
             try filelists.removeCaches(of: UInt64(number), in: PathText.parent(of: directory.path))

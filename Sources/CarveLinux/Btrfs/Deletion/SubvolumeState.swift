@@ -13,7 +13,8 @@ struct SubvolumeState: Equatable {
     private static let bufferSize = 4096
     /// The largest item a search of these keys can still hold back for lack of room:
     /// a root reference with a 255-byte name (a root item is copied first, or not at all).
-    private static let largestReference = MemoryLayout<btrfs_ioctl_search_header>.size + Int(carve_root_ref_name_offset.rawValue) + 255
+    private static let largestReference =
+        MemoryLayout<btrfs_ioctl_search_header>.size + Int(carve_root_ref_name_offset.rawValue) + 255
 
     /// The root item's otime.
     var created: Date
@@ -34,7 +35,9 @@ struct SubvolumeState: Equatable {
         do {
             // Done at the first nested reference: one is enough to refuse.
             while let start = next, !nested {
-                next = try search.search(tree: BtrfsKey.rootTree, from: start, to: end, doneWhenRoomFor: largestReference) { found in
+                next = try search.search(
+                    tree: BtrfsKey.rootTree, from: start, to: end, doneWhenRoomFor: largestReference
+                ) { found in
                     switch found.type {
                     case BtrfsKey.rootItem:
                         item = RootTree.rootItem(found.data)
@@ -46,10 +49,12 @@ struct SubvolumeState: Equatable {
                 }
             }
         } catch let error as SystemCallError {
-            throw SystemCallError("cannot read subvolume \(id) on \(directory.path)", call: error.call, errno: error.errno)
+            throw SystemCallError(
+                "cannot read subvolume \(id) on \(directory.path)", call: error.call, errno: error.errno)
         }
         if malformed {
-            throw RuntimeError("cannot read subvolume \(id) on \(directory.path): its root item is shorter than btrfs writes them")
+            throw RuntimeError(
+                "cannot read subvolume \(id) on \(directory.path): its root item is shorter than btrfs writes them")
         }
         guard let item, linked, item.references > 0 else { return nil }
         return SubvolumeState(created: item.created, hasNestedSubvolumes: nested)

@@ -18,7 +18,7 @@ struct ExtentScanner {
         /// Too short or of an unknown type: skipped, counted as such.
         case malformed
 
-        static let headerSize = 21   // generation, ram_bytes, compression, encryption, other_encoding, type
+        static let headerSize = 21 // generation, ram_bytes, compression, encryption, other_encoding, type
 
         init(_ item: UnsafeRawBufferPointer) {
             guard item.count >= Self.headerSize else { self = .malformed; return }
@@ -68,7 +68,8 @@ struct ExtentScanner {
     /// (its source's UUID for a snapshot, its own otherwise): trees of one lineage are
     /// read around the directories found in the previous one (`DirectoryHints`).
     func scan(
-        subvolumes ids: [UInt64], lineages: [UInt64: String] = [:], progress: (@Sendable (ExtentScanProgress) -> Void)? = nil
+        subvolumes ids: [UInt64], lineages: [UInt64: String] = [:],
+        progress: (@Sendable (ExtentScanProgress) -> Void)? = nil
     ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
@@ -81,12 +82,14 @@ struct ExtentScanner {
         Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
             while let index = merge.take() {
                 let tree = trees[index]
-                merge.deliver(index, TreeReader.read(tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints))
+                merge.deliver(
+                    index, TreeReader.read(tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints))
             }
         }
         let result = try merge.result()
         if result.malformed > 0 {
-            throw RuntimeError("\(mountpoint): \(result.malformed) file extent items could not be read; exact sizes would be wrong")
+            throw RuntimeError(
+                "\(mountpoint): \(result.malformed) file extent items could not be read; exact sizes would be wrong")
         }
         let report = ExtentScanReport(
             subvolumes: trees.count, items: result.items, fileExtentItems: result.fileExtents,

@@ -76,7 +76,8 @@ final class OrderedMerge: @unchecked Sendable {
             merged.fileExtents += reading.fileExtents; merged.malformed += reading.malformed
             merged.treeBytes[tree] = ExactSizes.treeEstimate(leafBytes: reading.leafBytes, nodeSize: nodeSize)
         }
-        progress?(ExtentScanProgress(subvolumesDone: index + 1, subvolumesTotal: trees.count, bytesRead: merged.bytesRead))
+        progress?(
+            ExtentScanProgress(subvolumesDone: index + 1, subvolumesTotal: trees.count, bytesRead: merged.bytesRead))
     }
 
     /// The merged map once every worker is done; throws the first error.

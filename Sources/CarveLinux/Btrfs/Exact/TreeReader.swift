@@ -7,8 +7,8 @@ import Glibc
 /// directory entries of the inodes `DirectoryHints` names (exact for any hint: see there).
 struct TreeReader {
     typealias Key = TreeSearch.Key
-    static let dirItemType: UInt32 = 84         // BTRFS_DIR_ITEM_KEY
-    static let dirIndexType: UInt32 = 96        // BTRFS_DIR_INDEX_KEY
+    static let dirItemType: UInt32 = 84 // BTRFS_DIR_ITEM_KEY
+    static let dirIndexType: UInt32 = 96 // BTRFS_DIR_INDEX_KEY
 
     private var reading = ExtentScanner.TreeReading()
     private let hints: DirectoryHints
@@ -25,13 +25,17 @@ struct TreeReader {
     }
 
     /// Every file extent item of `tree`; holes are left out here already.
-    static func read(tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints) -> ExtentScanner.TreeReading {
+    static func read(
+        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints
+    ) -> ExtentScanner.TreeReading {
         var reader = TreeReader(hints: hints)
         let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
         do {
             var start = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
             for directory in hints.directories(in: lineage) where directory.id >= start.objectid {
-                try reader.read(tree, from: start, to: Key(objectid: directory.id, type: dirItemType - 1, offset: .max), with: search)
+                try reader.read(
+                    tree, from: start, to: Key(objectid: directory.id, type: dirItemType - 1, offset: .max),
+                    with: search)
                 reader.skippedEntries(of: directory)
                 start = Key(objectid: directory.id, type: BtrfsKey.fileExtent, offset: 0)
             }

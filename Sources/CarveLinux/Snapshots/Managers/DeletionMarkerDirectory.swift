@@ -67,7 +67,9 @@ enum DeletionMarkerDirectory {
         var found: [MarkedDeletionDirectory] = []
         for name in try DirectoryAccess.entryNames(directory, path) {
             let text = DirectoryAccess.text(name)
-            guard let number = ManagerMetadataRemoval.snapperNumber(text).flatMap({ Int(exactly: $0) }) else { continue }
+            guard let number = ManagerMetadataRemoval.snapperNumber(text).flatMap({ Int(exactly: $0) }) else {
+                continue
+            }
             guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
             defer { close(child) }
             var info = stat()
@@ -75,8 +77,9 @@ enum DeletionMarkerDirectory {
             guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
             let state = state(of: child)
             guard state.marked else { continue }
-            found.append(MarkedDeletionDirectory(
-                path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
+            found.append(
+                MarkedDeletionDirectory(
+                    path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
         }
         return found.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
     }
@@ -92,7 +95,9 @@ enum DeletionMarkerDirectory {
             guard uuidString(args.fsid) == filesystem.uuid else {
                 throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
             }
-            guard fstat(directory, &own) == 0 else { throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno) }
+            guard fstat(directory, &own) == 0 else {
+                throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno)
+            }
         } catch {
             close(directory)
             throw error

@@ -26,7 +26,7 @@ enum ManagerMetadataRemoval {
         }
         // The directory itself must be a plain directory inside its parent's subvolume.
         guard (own.st_mode & S_IFMT) == S_IFDIR, own.st_dev == above.st_dev, path.hasPrefix("/"),
-              !path.split(separator: "/").contains("..")
+            !path.split(separator: "/").contains("..")
         else { throw RuntimeError("not removing snapshot metadata \(path): it is not a plain directory") }
         guard try holdsOnlyPlainFiles(path, device: own.st_dev) else { return nil }
         try removeTree(path, keepingDirectory: keepingHighestNumber && isHighestNumber(path, parent: parent))

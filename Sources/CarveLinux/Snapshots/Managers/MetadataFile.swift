@@ -44,7 +44,7 @@ struct SnapperConfigFiles {
         var names: [String] = []
         for path in host.snapperSysconfig {
             guard let data = try? MetadataFile.read(path, limit: SnapperConfig.maximumSize),
-                  let listed = try? SnapperConfig.configNames(fromSysconfig: ByteText.decode(data))
+                let listed = try? SnapperConfig.configNames(fromSysconfig: ByteText.decode(data))
             else { continue }
             names += listed.filter { !names.contains($0) }
         }
@@ -59,7 +59,9 @@ struct SnapperConfigFiles {
                     warnings.append("snapper config \(name) is listed in SNAPPER_CONFIGS but \(path) does not exist")
                     continue
                 }
-                guard data.count <= SnapperConfig.maximumSize else { throw RuntimeError("larger than \(SnapperConfig.maximumSize) bytes") }
+                guard data.count <= SnapperConfig.maximumSize else {
+                    throw RuntimeError("larger than \(SnapperConfig.maximumSize) bytes")
+                }
                 configs.append(try SnapperConfig.parse(name: name, text: ByteText.decode(data)))
             } catch {
                 warnings.append("cannot use snapper config \(path): \(error)")

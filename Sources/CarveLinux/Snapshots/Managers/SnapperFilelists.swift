@@ -23,12 +23,15 @@ final class SnapperFilelists: @unchecked Sendable {
         defer { close(parent) }
         for holder in holders {
             // Gone when it was deleted earlier in this run, its filelists with it.
-            guard let directory = try DirectoryAccess.openIfPresent(holder, at: parent, "cannot read \(snapshots)/\(holder)")
+            guard
+                let directory = try DirectoryAccess.openIfPresent(
+                    holder, at: parent, "cannot read \(snapshots)/\(holder)")
             else { continue }
             defer { close(directory) }
             for name in ["filelist-\(number).txt", "filelist-\(number).txt.gz"] {
                 guard unlinkat(directory, name, 0) == 0 || errno == ENOENT else {
-                    throw SystemCallError("cannot remove snapper's \(snapshots)/\(holder)/\(name)", call: "unlinkat", errno: errno)
+                    throw SystemCallError(
+                        "cannot remove snapper's \(snapshots)/\(holder)/\(name)", call: "unlinkat", errno: errno)
                 }
             }
         }
@@ -41,7 +44,8 @@ final class SnapperFilelists: @unchecked Sendable {
         var found: [UInt64: [String]] = [:]
         for holder in try DirectoryAccess.entryNames(parent, snapshots).map(DirectoryAccess.text)
         where ManagerMetadataRemoval.snapperNumber(holder) != nil {
-            guard let directory = try? DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)") else { continue }
+            guard let directory = try? DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)")
+            else { continue }
             defer { close(directory) }
             for name in (try? DirectoryAccess.entryNames(directory, snapshots + "/" + holder)) ?? [] {
                 guard let number = cachedNumber(DirectoryAccess.text(name)) else { continue }

@@ -47,7 +47,7 @@ enum TimeshiftDateDirectory {
             defer { close(child) }
             var info = stat()
             guard fstat(child, &info) == 0, info.st_dev == own.st_dev,
-                  let state = try? state(of: child, path + "/" + text), state.marked
+                let state = try? state(of: child, path + "/" + text), state.marked
             else { continue }
             found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: state.remaining))
         }
