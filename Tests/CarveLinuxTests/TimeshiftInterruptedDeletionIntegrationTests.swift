@@ -108,14 +108,18 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             let again = try carveKilledAtUnlink(
                 2, ["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"], disk)
             #expect(again.status == SIGKILL, "\(again.status): \(again.stderr)")
-            expected["2026-11-01_12-00-01"] = [".carve-deleting": marker]
-            #expect(try tree(disk) == expected, "only the marker is left in DATE/")
+            // Emptied but for the marker, DATE/ took carve's retired name before the marker's unlink.
+            let retired = ".carve-deleted-2026-11-01_12-00-01"
+            expected["2026-11-01_12-00-01"] = nil
+            expected[retired] = [".carve-deleting": marker]
+            #expect(try tree(disk) == expected, "only the marker is left, under the retired name")
             #expect(try disk.subvolumes() == subvolumes, "other was not reached")
 
             let last = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(last.status == 0, "\(last.stderr)")
-            #expect(last.stderr.contains(finished(killedDate)), "\(last.stderr)")
-            expected["2026-11-01_12-00-01"] = nil
+            let retiredPath = (killedDate as NSString).deletingLastPathComponent + "/" + retired
+            #expect(last.stderr.contains(finished(retiredPath)), "\(last.stderr)")
+            expected[retired] = nil
             #expect(
                 try tree(disk) == expected,
                 "DATE/ is gone; the unmarked orphan and the intact snapshot are as they were")

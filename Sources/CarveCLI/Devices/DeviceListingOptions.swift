@@ -40,7 +40,6 @@ struct DeviceListingOptions: ParsableArguments {
         if formats.count > 1 { throw ValidationError("\(formats.joined(separator: " and ")) are mutually exclusive") }
     }
 
-
     /// The listing of `forest` as these options ask for it.
     func view(of forest: [DeviceTreeNode], columns: [Column<DeviceRow>]) -> DeviceListingView {
         var view = DeviceListingView(forest: forest, columns: columns, format: format, tree: !list, bytes: bytes)

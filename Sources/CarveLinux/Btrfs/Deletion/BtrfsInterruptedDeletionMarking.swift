@@ -60,6 +60,9 @@ extension BtrfsSnapshotBackend {
     }
 
     public func finishInterruptedDeletion(_ directory: MarkedDeletionDirectory) throws -> Bool {
+        if ManagerMetadataRemoval.retiredOriginal(PathText.lastComponent(of: directory.path)) != nil {
+            return try ManagerMetadataRemoval.finishRetired(directory.path)
+        }
         if directory.manager == .timeshift { return try TimeshiftDateDirectory.finish(directory.path) }
         // Checked again right before removing: the scan is a moment old.
         guard let state = try DeletionMarkerDirectory.state(of: directory.path) else { return true }

@@ -67,16 +67,21 @@ enum DeletionMarkerDirectory {
         var found: [MarkedDeletionDirectory] = []
         for name in try DirectoryAccess.entryNames(directory, path) {
             let text = DirectoryAccess.text(name)
-            guard let number = ManagerMetadataRemoval.snapperNumber(text).flatMap({ Int(exactly: $0) }) else {
-                continue
-            }
+            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+            guard
+                let number = ManagerMetadataRemoval.snapperNumber(retired ?? Substring(text)).flatMap({
+                    Int(exactly: $0)
+                })
+            else { continue }
             guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
             defer { close(child) }
             var info = stat()
             // A subvolume or a mount at N is not snapper's plain directory.
             guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
             let state = state(of: child)
-            guard state.marked else { continue }
+            guard retired == nil ? state.marked : ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else {
+                continue
+            }
             found.append(
                 MarkedDeletionDirectory(
                     path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))

@@ -33,6 +33,40 @@ enum ManagerMetadataRemoval {
         return path
     }
 
+    /// The name a metadata directory takes once only carve's marker is left in it.
+    /// A kill between the marker's unlink and the rmdir then leaves a name that is
+    /// carve's alone (snapper reads numbers, timeshift dates) and that the next run's
+    /// sweep finishes, not an empty `N/` that nothing would recognise.
+    static let retiredPrefix = ".carve-deleted-"
+
+    /// The manager's own name inside a retired name (`7` of `.carve-deleted-7`).
+    static func retiredOriginal(_ name: String) -> Substring? {
+        name.hasPrefix(retiredPrefix) ? name.dropFirst(retiredPrefix.count) : nil
+    }
+
+    /// True when the directory open at `fd` holds nothing but, at most, carve's marker.
+    static func holdsAtMostTheMarker(_ fd: Int32, _ path: String) -> Bool {
+        guard let inside = try? DirectoryAccess.entryNames(fd, path) else { return false }
+        return inside.allSatisfy { DirectoryAccess.text($0) == interruptedDeletionMarkerName }
+    }
+
+    /// Removes a retired directory found by the sweep, checked again first: it must
+    /// still hold nothing but the marker.
+    static func finishRetired(_ path: String) throws -> Bool {
+        guard let fd = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return true }
+        defer { close(fd) }
+        guard holdsAtMostTheMarker(fd, path) else {
+            throw RuntimeError("not removing \(path): it holds more than carve's marker")
+        }
+        guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
+            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
+        }
+        guard ByteText.withCString(path, { rmdir($0) }) == 0 else {
+            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
+        }
+        return true
+    }
+
     /// True when `path` ends in a number and no snapshot beside it has a higher one:
     /// snapper compares with its snapshots (directories holding an info.xml), so an
     /// emptied directory kept earlier does not count.
@@ -63,10 +97,19 @@ enum ManagerMetadataRemoval {
         let fd = try DirectoryAccess.open(path, "cannot remove snapshot metadata \(path)")
         defer { close(fd) }
         try removeContents(of: dup(fd), path: path, keeping: interruptedDeletionMarkerName)
+        var last = path
+        if !keepingDirectory {
+            // Should the retired name be taken (a leftover that holds more than the
+            // marker), the directory goes where it is, as before.
+            let retired = PathText.parent(of: path) + "/" + retiredPrefix + PathText.lastComponent(of: path)
+            if ByteText.withCString(path, { from in ByteText.withCString(retired) { rename(from, $0) } }) == 0 {
+                last = retired
+            }
+        }
         guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
         }
-        guard keepingDirectory || ByteText.withCString(path, { rmdir($0) }) == 0 else {
+        guard keepingDirectory || ByteText.withCString(last, { rmdir($0) }) == 0 else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
         }
     }

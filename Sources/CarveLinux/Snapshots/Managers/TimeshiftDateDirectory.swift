@@ -41,14 +41,21 @@ enum TimeshiftDateDirectory {
         guard let (directory, own) = try DeletionMarkerDirectory.openOnFilesystem(path, filesystem) else { return [] }
         defer { close(directory) }
         var found: [MarkedDeletionDirectory] = []
-        for name in try DirectoryAccess.entryNames(directory, path) where isSnapshotName(name) {
+        for name in try DirectoryAccess.entryNames(directory, path) {
             let text = DirectoryAccess.text(name)
-            guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
+            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+            guard isSnapshotName(retired.map { Array(String($0).utf8CString) } ?? name),
+                let child = try? DirectoryAccess.open(entry: name, in: directory, "")
+            else { continue }
             defer { close(child) }
             var info = stat()
-            guard fstat(child, &info) == 0, info.st_dev == own.st_dev,
-                let state = try? state(of: child, path + "/" + text), state.marked
-            else { continue }
+            guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
+            if retired != nil {
+                guard ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else { continue }
+                found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: []))
+                continue
+            }
+            guard let state = try? state(of: child, path + "/" + text), state.marked else { continue }
             found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: state.remaining))
         }
         return found.sorted { $0.path < $1.path }
