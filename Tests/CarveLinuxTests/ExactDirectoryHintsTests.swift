@@ -88,11 +88,19 @@ struct ExactDirectoryHintsTests {
         try withChurnedDisk { mnt, listing in
             let tree = try #require(listing.subvolumes.first { $0.path == "snaps/s2" }).id
             let directory = try DirectoryHandle(mnt)
-            let plain = TreeReader.read(tree: tree, lineage: nil, with: TreeSearch(directory), hints: DirectoryHints())
+            let nodeSize = try TreeSearch.nodeSize(directory)
+            let plain = TreeReader.read(
+                tree: tree, lineage: nil, with: TreeSearch(directory), hints: DirectoryHints(), nodeSize: nodeSize)
+            // The reader stops a range when a call left room for any item; a search that
+            // goes on until a call comes back empty finds no more file extent items.
+            var fileExtents = 0
+            try TreeSearch(directory).forEachItem(tree: tree) { if $0.type == BtrfsKey.fileExtent { fileExtents += 1 } }
+            #expect(plain.fileExtents == fileExtents)
             // Every inode number up to past the last one a hint: files, directories, and none.
             let everything = DirectoryHints()
             everything.learn((250...3_000).map { DirectoryHints.Directory(id: $0, leafBytesPerSizeByte: 1) }, in: "all")
-            let hinted = TreeReader.read(tree: tree, lineage: "all", with: TreeSearch(directory), hints: everything)
+            let hinted = TreeReader.read(
+                tree: tree, lineage: "all", with: TreeSearch(directory), hints: everything, nodeSize: nodeSize)
             #expect(plain.error == nil && hinted.error == nil)
             #expect(plain.references.count > 500)
             #expect(hinted.references == plain.references)

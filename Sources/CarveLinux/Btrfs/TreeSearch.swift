@@ -116,6 +116,12 @@ final class TreeSearch: @unchecked Sendable {
         return after
     }
 
+    /// Room for any item of a tree of `nodeSize` blocks with its header: what
+    /// `doneWhenRoomFor` takes when nothing smaller is known about the range.
+    static func roomForAnyItem(nodeSize: UInt64) -> Int {
+        Int(nodeSize) + MemoryLayout<btrfs_ioctl_search_header>.size
+    }
+
     static func key(after key: Key) -> Key? {
         Self.key(after: (key.objectid, key.type, key.offset)).map {
             Key(objectid: $0.objectid, type: $0.type, offset: $0.offset)

@@ -83,7 +83,9 @@ struct ExtentScanner {
             while let index = merge.take() {
                 let tree = trees[index]
                 merge.deliver(
-                    index, TreeReader.read(tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints))
+                    index,
+                    TreeReader.read(
+                        tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints, nodeSize: nodeSize))
             }
         }
         let result = try merge.result()

@@ -12,6 +12,8 @@ struct TreeReader {
 
     private var reading = ExtentScanner.TreeReading()
     private let hints: DirectoryHints
+    /// When a call leaves this much room, the range is done: no call to find it empty.
+    private let doneWhenRoomFor: Int
     /// Directories of this tree, ascending: the hints for the next tree of the lineage.
     private var directories: [DirectoryHints.Directory] = []
     /// The last directory inode item read: (inode, i_size).
@@ -19,16 +21,17 @@ struct TreeReader {
     /// Leaf bytes of the entries read so far of the last directory in `directories`.
     private var entryLeafBytes: UInt64 = 0
 
-    private init(hints: DirectoryHints) {
+    private init(hints: DirectoryHints, nodeSize: UInt64) {
         self.hints = hints
+        doneWhenRoomFor = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
         reading.references.reserveCapacity(1 << 14)
     }
 
     /// Every file extent item of `tree`; holes are left out here already.
     static func read(
-        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints
+        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints, nodeSize: UInt64
     ) -> ExtentScanner.TreeReading {
-        var reader = TreeReader(hints: hints)
+        var reader = TreeReader(hints: hints, nodeSize: nodeSize)
         let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
         do {
             var start = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
@@ -54,7 +57,7 @@ struct TreeReader {
     private mutating func read(_ tree: UInt64, from start: Key, to end: Key, with search: TreeSearch) throws {
         var next: Key? = start
         while let from = next, from <= end {
-            next = try search.search(tree: tree, from: from, to: end) { visit($0) }
+            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: doneWhenRoomFor) { visit($0) }
         }
     }
 
