@@ -4,6 +4,8 @@ import Glibc
 /// Block device attributes read from sysfs under the host root: "/" on the
 /// machine, a fixture directory in tests (laid out as /sys/class/block/NAME,
 /// with partitions as symlinks into their disk's directory, as the kernel does).
+/// Each device's directory is opened once and its attributes read relative to it,
+/// as util-linux's ul_path does: one name to look up per attribute, not five.
 public struct SysfsTree: DeviceAttributeSource {
     public let host: HostRoot
     private let diskCache = OnceCache<String, DiskAttributes>()
@@ -11,34 +13,37 @@ public struct SysfsTree: DeviceAttributeSource {
 
     public func attributes(of name: String) throws -> SysfsDevice? {
         let link = "\(host.blockClass)/\(name)"
-        guard let dev = read(link, "dev"), let number = SysfsTree.deviceNumber(dev) else { return nil }
-        let partitionNumber = read(link, "partition").flatMap { Int($0) }
+        guard let directory = SysfsDirectory(link), let dev = directory.text("dev"),
+            let number = SysfsTree.deviceNumber(dev)
+        else { return nil }
+        let partitionNumber = directory.text("partition").flatMap { Int($0) }
         let isPartition = partitionNumber != nil
         // A partition's directory sits inside its disk's: /sys/devices/.../sda/sda1.
         // Partitions have no queue/ or removable of their own: their disk's apply.
         let parent = isPartition ? SysfsTree.parentName(link) : nil
-        let disk = diskAttributes(parent.map { "\(host.blockClass)/\($0)" } ?? link)
+        let disk = diskAttributes(
+            parent.map { "\(host.blockClass)/\($0)" } ?? link, opened: parent == nil ? directory : nil)
         // Only a loop, dm or md device has the attributes of its kind: skip the failed opens elsewhere.
         let isLoop = !isPartition && name.hasPrefix("loop"), isDM = name.hasPrefix("dm-"), isMD = name.hasPrefix("md")
         var device = SysfsDevice(
             number: number,
-            size: (number64(link, "size") ?? 0) * 512,
+            size: (directory.number("size") ?? 0) * 512,
             logicalBlockSize: disk.logicalBlockSize,
-            readOnly: number64(link, "ro") == 1,
+            readOnly: directory.number("ro") == 1,
             removable: disk.removable,
             rotational: disk.rotational,
             parent: parent,
-            start: isPartition ? number64(link, "start") : nil,
-            holders: entries(link, "holders"),
-            slaves: entries(link, "slaves"),
-            hasBackingFile: isLoop && exists(link, "loop/backing_file"),
-            dmUUID: isDM ? read(link, "dm/uuid") : nil,
-            dmName: isDM ? read(link, "dm/name") : nil,
+            start: isPartition ? directory.number("start") : nil,
+            holders: directory.entries("holders"),
+            slaves: directory.entries("slaves"),
+            hasBackingFile: isLoop && directory.exists("loop/backing_file"),
+            dmUUID: isDM ? directory.text("dm/uuid") : nil,
+            dmName: isDM ? directory.text("dm/name") : nil,
             model: disk.model,
             serial: disk.serial
         )
         device.partitionNumber = partitionNumber
-        device.mdLevel = isMD ? read(link, "md/level") : nil
+        device.mdLevel = isMD ? directory.text("md/level") : nil
         return device
     }
 
@@ -47,25 +52,49 @@ public struct SysfsTree: DeviceAttributeSource {
         var logicalBlockSize: UInt64, removable: Bool, rotational: Bool, model: String?, serial: String?
     }
 
-    private func diskAttributes(_ directory: String) -> DiskAttributes {
-        diskCache.value(for: directory) {
-            DiskAttributes(
-                logicalBlockSize: number64(directory, "queue/logical_block_size") ?? 512,
-                removable: number64(directory, "removable") == 1,
-                rotational: number64(directory, "queue/rotational") == 1,
-                model: read(directory, "device/model"), serial: read(directory, "device/serial"))
+    /// The disk at `path`, read through `opened` when the caller has it open already.
+    private func diskAttributes(_ path: String, opened: SysfsDirectory?) -> DiskAttributes {
+        diskCache.value(for: path) {
+            guard let directory = opened ?? SysfsDirectory(path) else {
+                return DiskAttributes(
+                    logicalBlockSize: 512, removable: false, rotational: false, model: nil, serial: nil)
+            }
+            return DiskAttributes(
+                logicalBlockSize: directory.number("queue/logical_block_size") ?? 512,
+                removable: directory.number("removable") == 1,
+                rotational: directory.number("queue/rotational") == 1,
+                model: directory.text("device/model"), serial: directory.text("device/serial"))
         }
+    }
+
+    /// A partition's disk, from one readlink; nil for a whole device.
+    public func parentName(of name: String) -> String? {
+        let link = "\(host.blockClass)/\(name)"
+        // Only a partition has a `partition` attribute; a disk's directory may sit in
+        // another's too (mmcblk0boot0 in mmcblk0's).
+        guard ByteText.withCString(link + "/partition", { access($0, F_OK) }) == 0 else { return nil }
+        return SysfsTree.parentName(link)
+    }
+
+    /// The kernel name of the block device numbered `number`: /sys/dev/block/MAJ:MIN
+    /// links to its directory, named after it.
+    public func name(of number: DeviceNumber) -> String? {
+        SysfsTree.linkTarget(host.path("/sys/dev/block/\(number.major):\(number.minor)"))
+            .flatMap { $0.split(separator: "/").last.map(String.init) }
     }
 
     /// The disk of a partition: its class link points into the disk's directory
     /// (../../devices/.../sda/sda1), so one readlink names it.
     static func parentName(_ link: String) -> String? {
+        guard let parts = linkTarget(link)?.split(separator: "/") else { return nil }
+        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
+    }
+
+    static func linkTarget(_ link: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = ByteText.withCString(link) { readlink($0, &buffer, buffer.count - 1) }
         guard count > 0 else { return nil }
-        let target = ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
-        let parts = target.split(separator: "/")
-        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
+        return ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
     }
 
     /// "8:1" as sysfs writes it in `dev`.
@@ -74,41 +103,52 @@ public struct SysfsTree: DeviceAttributeSource {
         guard parts.count == 2, let major = UInt32(parts[0]), let minor = UInt32(parts[1]) else { return nil }
         return DeviceNumber(major: major, minor: minor)
     }
+}
+
+/// One device's sysfs directory, open while its attributes are read.
+final class SysfsDirectory {
+    private let fd: Int32
+
+    /// nil when there is no such directory (the device went, or never was).
+    init?(_ path: String) {
+        fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+    }
+
+    deinit { close(fd) }
 
     /// An attribute's text without surrounding whitespace; nil when absent, unreadable or empty.
     /// Read with read(2), not FileManager.contents: that leaks its 4 KiB buffer for every
     /// file that reads empty (sysfs has such, a disk's `events` for one), found by LeakSanitizer.
-    private func read(_ directory: String, _ attribute: String) -> String? {
-        let fd = open("\(directory)/\(attribute)", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        // A sysfs attribute is at most one page; fixture files are smaller still.
+    func text(_ attribute: String) -> String? {
+        let file = openat(fd, attribute, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        // A sysfs attribute is at most one page and comes whole from the first read:
+        // a short read is the end, with no second call to find it so.
         var bytes = [UInt8](repeating: 0, count: 4096)
         var total = 0
         while total < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
+            let want = bytes.count - total
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + total, want) }
             if got < 0 && errno == EINTR { continue }
-            if got == 0 { break }
-            guard got > 0 else { return nil }
+            guard got >= 0 else { return nil }
             total += got
+            if got < want { break }
         }
         // Vendor strings (device/model) are not always UTF-8: keep their bytes.
         let text = ByteText.decode(bytes[..<total]).trimmingWhitespace
         return text.isEmpty ? nil : text
     }
 
-    private func number64(_ directory: String, _ attribute: String) -> UInt64? {
-        read(directory, attribute).flatMap { UInt64($0) }
-    }
+    func number(_ attribute: String) -> UInt64? { text(attribute).flatMap { UInt64($0) } }
 
-    private func exists(_ directory: String, _ attribute: String) -> Bool {
-        access("\(directory)/\(attribute)", F_OK) == 0
-    }
+    func exists(_ attribute: String) -> Bool { faccessat(fd, attribute, F_OK, 0) == 0 }
 
-    private func entries(_ directory: String, _ subdirectory: String) -> [String] {
-        let path = "\(directory)/\(subdirectory)"
-        guard let fd = try? DirectoryAccess.openIfPresent(path, "cannot read \(path)") else { return [] }
-        defer { close(fd) }
-        return ((try? DirectoryAccess.entryNames(fd, path)) ?? []).map(DirectoryAccess.text).sorted()
+    /// The names in the subdirectory `name` (holders/, slaves/), sorted; none when absent.
+    func entries(_ name: String) -> [String] {
+        let directory = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return [] }
+        return ((try? DirectoryAccess.entryNames(consuming: directory, name)) ?? []).map(DirectoryAccess.text).sorted()
     }
 }

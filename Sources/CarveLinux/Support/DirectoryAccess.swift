@@ -41,6 +41,22 @@ enum DirectoryAccess {
         defer { closedir(stream) }
         // The copy shares the original's offset, which an earlier read may have moved.
         rewinddir(stream)
+        return names(in: stream)
+    }
+
+    /// The same for a directory just opened, which the stream takes over and closes:
+    /// no copy, no rewind.
+    static func entryNames(consuming directory: Int32, _ path: String) throws -> [[CChar]] {
+        guard let stream = fdopendir(directory) else {
+            let code = errno
+            close(directory)
+            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
+        }
+        defer { closedir(stream) }
+        return names(in: stream)
+    }
+
+    private static func names(in stream: OpaquePointer) -> [[CChar]] {
         var names: [[CChar]] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
