@@ -281,3 +281,52 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(devices.first { $0.name == "sda" }?.type == "disk")
     }
 }
+
+/// Named devices are read as lsblk reads them: their subtree (and a named
+/// partition's disk), not every device of the machine.
+@Suite struct NamedDeviceListingTests {
+    let machine: [String: SysfsDevice] = [
+        "sda": sysfs(8, 0), "sda1": sysfs(8, 1, parent: "sda", start: 2048),
+        "sda2": sysfs(8, 2, parent: "sda", start: 4096, holders: ["dm-0"]),
+        "dm-0": sysfs(253, 0, holders: ["dm-1"], slaves: ["sda2", "sdb1"]), "dm-1": sysfs(253, 1, slaves: ["dm-0"]),
+        "sdb": sysfs(8, 16), "sdb1": sysfs(8, 17, parent: "sdb", start: 2048, holders: ["dm-0"]),
+        "loop0": sysfs(7, 0, size: 0),
+    ]
+
+    /// Counts what is read, to show the rest of the machine is left alone.
+    final class CountingSysfs: DeviceAttributeSource, @unchecked Sendable {
+        let devices: [String: SysfsDevice]
+        private(set) var read: [String] = []
+        init(_ devices: [String: SysfsDevice]) { self.devices = devices }
+        func attributes(of name: String) throws -> SysfsDevice? {
+            read.append(name)
+            return devices[name]
+        }
+        func parentName(of name: String) -> String? { devices[name]?.parent }
+    }
+
+    func inventory(_ sysfs: any DeviceAttributeSource) -> DeviceInventory {
+        DeviceInventory(
+            enumerator: ListedNames(names: machine.keys.sorted()), attributes: sysfs, propertySources: [],
+            mounts: FixedMounts())
+    }
+
+    @Test(arguments: [["sda"], ["sda2"], ["sdb", "sda1"], ["dm-0"], ["loop0"], ["nothing"], ["sda", "sda"]])
+    func theSubtreeIsTheOneTheWholeListingGives(roots: [String]) throws {
+        let sysfs = CountingSysfs(machine)
+        let under = try inventory(sysfs).listedDevices(under: roots)
+        let all = try inventory(FixedSysfs(devices: machine)).listedDevices(includingHidden: true)
+        func shown(_ devices: [BlockDevice]) -> [[String]] {
+            DeviceTree.lines(DeviceTree.build(devices, roots: roots)).map { [$0.prefix, $0.device.name] }
+        }
+        #expect(shown(under) == shown(all))
+        #expect(Set(sysfs.read).count == sysfs.read.count, "each device is read once")
+    }
+
+    @Test func aNamedPartitionBringsItsDiskButNotItsSiblings() throws {
+        let sysfs = CountingSysfs(machine)
+        let under = try inventory(sysfs).listedDevices(under: ["sda2"])
+        #expect(under.map(\.name) == ["sda", "sda2", "dm-0", "dm-1"])
+        #expect(!sysfs.read.contains("sdb") && !sysfs.read.contains("sda1") && !sysfs.read.contains("loop0"))
+    }
+}

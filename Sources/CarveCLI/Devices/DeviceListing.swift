@@ -10,7 +10,7 @@ enum DeviceListing {
         guard !paths.isEmpty else { return (DeviceTree.build(try source.devices()), []) }
         var named: [String] = [], missing: [String] = []
         for path in paths {
-            do { named.append(try source.device(at: path).name) } catch let error as UsageError {
+            do { named.append(try source.deviceName(at: path)) } catch let error as UsageError {
                 missing.append(error.message)
             }
         }

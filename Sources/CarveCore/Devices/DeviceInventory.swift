@@ -77,6 +77,47 @@ public struct DeviceInventory: Sendable {
         return DeviceInventory.parentsFirst(devices)
     }
 
+    /// The named devices and all that sits on them (partitions, holders, theirs in
+    /// turn), hidden ones included, and the disk of each named partition (its table
+    /// describes the partition): what a listing of named devices shows, read as lsblk
+    /// reads it, without the attributes of every other device on the machine.
+    public func listedDevices(under roots: [String]) throws -> [BlockDevice] {
+        let entries = try enumerator.blockDevices()
+        let byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // One parent lookup per device, once, when a whole device is reached.
+        var partitionsByDisk: [String: [String]]?
+        func partitions(of disk: String) -> [String] {
+            if partitionsByDisk == nil {
+                var found: [String: [String]] = [:]
+                for entry in entries {
+                    if let parent = attributes.parentName(of: entry.name) {
+                        found[parent, default: []].append(entry.name)
+                    }
+                }
+                partitionsByDisk = found
+            }
+            return partitionsByDisk?[disk] ?? []
+        }
+        var seen = Set<String>()
+        var queue = roots.filter { byName[$0] != nil && seen.insert($0).inserted }
+        var devices: [BlockDevice] = []
+        var disksOfNamed: [String] = []
+        while !queue.isEmpty {
+            let name = queue.removeFirst()
+            guard let entry = byName[name], let sysfs = try attributes.attributes(of: name) else { continue }
+            let device = BlockDevice(entry, sysfs)
+            devices.append(device)
+            if let disk = device.parent, roots.contains(name) { disksOfNamed.append(disk) }
+            let above = (device.parent == nil ? partitions(of: name) : []) + device.holders
+            for next in above where byName[next] != nil && seen.insert(next).inserted { queue.append(next) }
+        }
+        for disk in disksOfNamed where seen.insert(disk).inserted {
+            guard let entry = byName[disk], let sysfs = try attributes.attributes(of: disk) else { continue }
+            devices.append(BlockDevice(entry, sysfs))
+        }
+        return DeviceInventory.parentsFirst(devices)
+    }
+
     static func isHiddenByDefault(_ name: String, _ sysfs: SysfsDevice) -> Bool {
         if sysfs.number.major == 1 { return true }
         return name.hasPrefix("loop") && sysfs.parent == nil && sysfs.size == 0 && !sysfs.hasBackingFile

@@ -83,6 +83,13 @@ public struct SysfsDevice: Sendable, Hashable {
 /// Reads sysfs attributes of a block device by kernel name; nil when sysfs has no such device.
 public protocol DeviceAttributeSource: Sendable {
     func attributes(of name: String) throws -> SysfsDevice?
+    /// The disk a partition is on; nil for a whole device. A source may tell it
+    /// without reading the other attributes, which is cheaper.
+    func parentName(of name: String) -> String?
+}
+
+extension DeviceAttributeSource {
+    public func parentName(of name: String) -> String? { (try? attributes(of: name))??.parent }
 }
 
 /// One source of content properties (the udev database, libblkid probing...).

@@ -6,6 +6,9 @@ public protocol DeviceSource: Sendable {
     /// The device at `path` (a /dev node or a symlink to one), or a `UsageError`
     /// naming the path and why it is not a block device.
     func device(at path: String) throws -> BlockDevice
+    /// The kernel name of the device at `path`, with the errors of `device(at:)`; a
+    /// source may find it without describing the device, which is cheaper.
+    func deviceName(at path: String) throws -> String
     /// Fields that could not be read for lack of privileges, e.g. ["LABEL", "UUID"];
     /// empty when running as root or when nothing was missing.
     var fieldsNeedingRoot: [String] { get }
@@ -19,6 +22,8 @@ public protocol DeviceSource: Sendable {
 
 extension DeviceSource {
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
+
+    public func deviceName(at path: String) throws -> String { try device(at: path).name }
 
     public func devices(under names: [String]) throws -> [BlockDevice] {
         let all = try devices()

@@ -5,12 +5,14 @@ import Glibc
 /// then libblkid probing for what udev lacks, sysfs attributes, and the mount table.
 public struct LinuxDeviceSource: DeviceSource {
     private let inventory: DeviceInventory
+    private let sysfs: SysfsTree
     private let cache = InventoryCache()
 
     /// `mounts` is the host's mount table unless a test hands in another.
     public init(host: HostRoot = .system, mounts: (any MountTable)? = nil) {
+        sysfs = SysfsTree(host: host)
         inventory = DeviceInventory(
-            enumerator: SysfsBlockEnumerator(host: host), attributes: SysfsTree(host: host),
+            enumerator: SysfsBlockEnumerator(host: host), attributes: sysfs,
             propertySources: [
                 UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource(),
             ],
@@ -25,25 +27,29 @@ public struct LinuxDeviceSource: DeviceSource {
 
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { cache.fieldsNeedingRoot(on: names) }
 
-    /// Probes only the named devices and what sits on them, not the whole machine.
+    /// Reads and probes only the named devices and what sits on them, not the whole machine.
     public func devices(under names: [String]) throws -> [BlockDevice] {
-        let listed = try cache.listed(of: inventory)
+        let listed = try inventory.listedDevices(under: names)
         let subtree = Set(DeviceTree.flattened(DeviceTree.build(listed, roots: names)).map(\.name))
         let result = try cache.remember(inventory.collect(restrictedTo: subtree, listed: listed))
         return result.devices.filter { subtree.contains($0.name) }
     }
 
     public func device(at path: String) throws -> BlockDevice {
-        let number = try LinuxDeviceSource.blockDeviceNumber(at: path)
-        guard let listed = try cache.listed(of: inventory).first(where: { $0.number == number }) else {
-            throw DevicePathError.notListed(path)
-        }
-        let result = try cache.remember(
-            inventory.collect(restrictedTo: [listed.name], listed: try cache.listed(of: inventory)))
-        guard let device = result.devices.first(where: { $0.name == listed.name }) else {
+        let name = try deviceName(at: path)
+        let listed = try inventory.listedDevices(under: [name])
+        let result = try cache.remember(inventory.collect(restrictedTo: [name], listed: listed))
+        guard let device = result.devices.first(where: { $0.name == name }) else {
             throw DevicePathError.notListed(path)
         }
         return device
+    }
+
+    /// From the device number, through sysfs's /sys/dev/block/MAJ:MIN link.
+    public func deviceName(at path: String) throws -> String {
+        let number = try LinuxDeviceSource.blockDeviceNumber(at: path)
+        guard let name = sysfs.name(of: number) else { throw DevicePathError.notListed(path) }
+        return name
     }
 
     /// The device number of the block device at `path`, following symlinks such as
