@@ -33,6 +33,9 @@ public final class FilesystemsFixture: @unchecked Sendable {
             try Shell.check(["mkfs.vfat", "-n", "EFI", gpt.partition(3)])
             try Shell.check(["mkswap", "-L", "swp", gpt.partition(4)])
             try Shell.check(["mkfs.xfs", "-q", "-f", "-L", "whole", xfs.device])
+            // A running udevd rewrites each record once mkfs closes the device: until
+            // then a record says "no filesystem", which carve, like lsblk, would trust.
+            Udevd.settle([gpt.device, xfs.device] + (1...4).map(gpt.partition))
         } catch {
             cleanup()
             throw error

@@ -58,9 +58,15 @@ public enum Udevd {
         }
     }
 
-    /// Waits until udevd has processed every queued event (no-op without udevd).
-    public static func settle() {
+    /// Waits until udevd has processed every queued event (no-op without udevd). With
+    /// `nodes`, it first asks udevd to read those devices again: the change event a
+    /// close after mkfs makes comes through inotify, maybe after a plain settle
+    /// returned, and until then the record says what the device held before.
+    public static func settle(_ nodes: [String] = []) {
         guard isRunning else { return }
+        if !nodes.isEmpty {
+            _ = try? Shell.run(["udevadm", "trigger", "--action=change", "--settle"] + nodes)
+        }
         _ = try? Shell.run(["udevadm", "settle", "--timeout=30"])
     }
 }

@@ -12,7 +12,7 @@ enum CheckHarness {
     static func check(
         _ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend()
     ) throws -> CheckReport {
-        Udevd.settle()
+        Udevd.settle([path])
         let environment = CheckEnvironment(
             devices: LinuxDeviceSource(), tables: FdiskPartitionTableReader(), sizer: LinuxFilesystemSizer(),
             mounts: ProcMountTable(), snapshots: snapshots

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
 struct LinuxFilesystemSizerTests {
     static func device(_ path: String) throws -> BlockDevice {
-        Udevd.settle()
+        Udevd.settle([path])
         return try LinuxDeviceSource().device(at: path)
     }
 
