@@ -449,6 +449,17 @@ extension CommandParser {
       return
     }
 
+    // carve: the two trial parses below build argument sets by reflection, the
+    // costliest thing a run does before its own work; without the flag on the
+    // command line neither can succeed.
+    guard
+      split.originalInput.contains(where: {
+        $0.hasPrefix("--generate-completion-script")
+      })
+    else {
+      return
+    }
+
     // We don't have the ability to check for `--name [value]`-style args yet,
     // so we need to try parsing two different commands.
 
