@@ -78,18 +78,6 @@ private final class InventoryCache: @unchecked Sendable {
     private let lock = Lock()
     private var full: DeviceInventory.Result?
     private var denied: [String: Set<DeviceField>] = [:]
-    private var listedDevices: [BlockDevice]?
-
-    /// The devices as enumeration and sysfs describe them, read once; hidden ones
-    /// included, since these serve devices named on the command line.
-    func listed(of inventory: DeviceInventory) throws -> [BlockDevice] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let listedDevices { return listedDevices }
-        let listed = try inventory.listedDevices(includingHidden: true)
-        listedDevices = listed
-        return listed
-    }
 
     func all(of inventory: DeviceInventory) throws -> DeviceInventory.Result {
         lock.lock()
