@@ -58,13 +58,18 @@ enum ManagerMetadataRemoval {
         guard holdsAtMostTheMarker(fd, path) else {
             throw RuntimeError("not removing \(path): it holds more than carve's marker")
         }
+        try removeMarker(in: fd, path, thenDirectory: path)
+        return true
+    }
+
+    /// The marker of the directory open at `fd`, then the directory, now at `directory`
+    /// (nil: it stays, emptied).
+    private static func removeMarker(in fd: Int32, _ path: String, thenDirectory directory: String?) throws {
         guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
         }
-        guard ByteText.withCString(path, { rmdir($0) }) == 0 else {
-            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
-        }
-        return true
+        guard let directory, ByteText.withCString(directory, { rmdir($0) }) != 0 else { return }
+        throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
     }
 
     /// True when `path` ends in a number and no snapshot beside it has a higher one:
@@ -97,21 +102,12 @@ enum ManagerMetadataRemoval {
         let fd = try DirectoryAccess.open(path, "cannot remove snapshot metadata \(path)")
         defer { close(fd) }
         try removeContents(of: dup(fd), path: path, keeping: interruptedDeletionMarkerName)
-        var last = path
-        if !keepingDirectory {
-            // Should the retired name be taken (a leftover that holds more than the
-            // marker), the directory goes where it is, as before.
-            let retired = PathText.parent(of: path) + "/" + retiredPrefix + PathText.lastComponent(of: path)
-            if ByteText.withCString(path, { from in ByteText.withCString(retired) { rename(from, $0) } }) == 0 {
-                last = retired
-            }
-        }
-        guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
-            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
-        }
-        guard keepingDirectory || ByteText.withCString(last, { rmdir($0) }) == 0 else {
-            throw SystemCallError("cannot remove snapshot metadata \(path)", call: "rmdir", errno: errno)
-        }
+        guard !keepingDirectory else { return try removeMarker(in: fd, path, thenDirectory: nil) }
+        // Should the retired name be taken (a leftover that holds more than the
+        // marker), the directory goes where it is, as before.
+        let retired = PathText.parent(of: path) + "/" + retiredPrefix + PathText.lastComponent(of: path)
+        let renamed = ByteText.withCString(path, { from in ByteText.withCString(retired) { rename(from, $0) } }) == 0
+        try removeMarker(in: fd, path, thenDirectory: renamed ? retired : path)
     }
 
     /// Empties the directory open at `fd` (and closes it).
