@@ -330,3 +330,12 @@ private func mount(_ number: DeviceNumber, at mountpoint: String, source: String
         #expect(!sysfs.read.contains("sdb") && !sysfs.read.contains("sda1") && !sysfs.read.contains("loop0"))
     }
 }
+
+extension NamedDeviceListingTests {
+    @Test func withoutDependentsTheNamedDeviceAndItsDiskAreReadAlone() throws {
+        let sysfs = CountingSysfs(machine)
+        let alone = try inventory(sysfs).listedDevices(under: ["sda2"], dependents: false)
+        #expect(alone.map(\.name) == ["sda", "sda2"])
+        #expect(sysfs.read.sorted() == ["sda", "sda2"])
+    }
+}

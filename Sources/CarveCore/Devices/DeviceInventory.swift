@@ -81,7 +81,8 @@ public struct DeviceInventory: Sendable {
     /// turn), hidden ones included, and the disk of each named partition (its table
     /// describes the partition): what a listing of named devices shows, read as lsblk
     /// reads it, without the attributes of every other device on the machine.
-    public func listedDevices(under roots: [String]) throws -> [BlockDevice] {
+    /// `dependents: false` leaves out what sits on them: the named devices alone.
+    public func listedDevices(under roots: [String], dependents: Bool = true) throws -> [BlockDevice] {
         let entries = try enumerator.blockDevices()
         let byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         // One parent lookup per device, once, when a whole device is reached.
@@ -108,6 +109,7 @@ public struct DeviceInventory: Sendable {
             let device = BlockDevice(entry, sysfs)
             devices.append(device)
             if let disk = device.parent, roots.contains(name) { disksOfNamed.append(disk) }
+            guard dependents else { continue }
             let above = (device.parent == nil ? partitions(of: name) : []) + device.holders
             for next in above where byName[next] != nil && seen.insert(next).inserted { queue.append(next) }
         }

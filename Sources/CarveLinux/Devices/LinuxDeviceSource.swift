@@ -37,7 +37,7 @@ public struct LinuxDeviceSource: DeviceSource {
 
     public func device(at path: String) throws -> BlockDevice {
         let name = try deviceName(at: path)
-        let listed = try inventory.listedDevices(under: [name])
+        let listed = try inventory.listedDevices(under: [name], dependents: false)
         let result = try cache.remember(inventory.collect(restrictedTo: [name], listed: listed))
         guard let device = result.devices.first(where: { $0.name == name }) else {
             throw DevicePathError.notListed(path)
@@ -111,8 +111,8 @@ struct SwapAwareMountTable: MountTable {
     func mounts() throws -> [MountEntry] {
         let mounts = try base.mounts()
         // No /proc/swaps (a kernel without swap) means no swap, not an error.
-        guard let data = Files.contents(swaps) else { return mounts }
-        return mounts + SwapList.entries(for: try SwapList.devicePaths(String(decoding: data, as: UTF8.self)))
+        guard let text = Files.text(swaps) else { return mounts }
+        return mounts + SwapList.entries(for: try SwapList.devicePaths(text))
     }
 }
 
