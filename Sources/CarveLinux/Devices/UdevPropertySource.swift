@@ -12,10 +12,16 @@ public struct UdevPropertySource: DevicePropertySource {
     public let fields = Set(DeviceField.allCases)
     /// udevd's blkid builtin stores every result of its probe in the record.
     public let recordsWholeProbes = true
-    /// Whether udevd was running when this source was made.
-    public let daemonRunning: Bool
+    /// Whether udevd runs, asked when the first device is described and kept for the
+    /// run: a command that describes no device (snapshots, --version) never connects
+    /// to udevd's socket.
+    public var daemonRunning: Bool { answer.value(for: 0, isRunning) }
+    private let isRunning: @Sendable () -> Bool
+    private let answer = OnceCache<Int, Bool>()
 
-    public init(daemonRunning: Bool = UdevDaemon.isRunning()) { self.daemonRunning = daemonRunning }
+    public init(daemonRunning: @escaping @autoclosure @Sendable () -> Bool = UdevDaemon.isRunning()) {
+        isRunning = daemonRunning
+    }
 
     public func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties? {
         guard daemonRunning, let record = try UdevContext().blockDevice(named: device.name), record.isInitialized
