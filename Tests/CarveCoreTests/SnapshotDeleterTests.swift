@@ -106,6 +106,27 @@ struct DeletionFixture {
         #expect(fixture.remainingIDs.contains(301) && fixture.remainingIDs.contains(302))
     }
 
+    /// btrfs refuses the default subvolume inside the deletion call: a rule kept, not a failure.
+    @Test func aRefusalByTheFilesystemIsTheRulesVerdictAndTakesTheMarkerBack() {
+        let snapper = ManagerMetadata(manager: .snapper, config: "root", number: 7, metadataPath: "/mnt/.snapshots/7")
+        let fixture = DeletionFixture(extra: [
+            SnapshotFixtures.snapshot(400, path: ".snapshots/7/snapshot", of: nil, daysAgo: 5, metadata: snapper)
+        ])
+        fixture.backend.fail(.delete(400), with: RefusedByFilesystem(.defaultSubvolume))
+        fixture.backend.fail(.delete(301), with: RefusedByFilesystem(.nestedSubvolumes))
+        let report = fixture.run([300, 400, 301])
+        #expect(report.done.map(\.snapshot.subvolume.id) == [300])
+        guard case .refused(let protections) = report.outcomes[1].result else {
+            Issue.record("expected a refusal, got \(report.outcomes[1].result)")
+            return
+        }
+        #expect(protections == [.defaultSubvolume])
+        #expect(report.outcomes[2].errorText == "it has nested subvolumes (use --recursive to delete them too)")
+        #expect(fixture.backend.calls.contains(.unmarkDeletion(400)))
+        #expect(!fixture.backend.calls.contains(.removeMetadata(400)))
+        #expect(fixture.remainingIDs.contains(400) && fixture.remainingIDs.contains(301))
+    }
+
     @Test func aPlainSubvolumeIsNeverDeletedEvenWhenHandedIn() {
         let fixture = DeletionFixture()
         let report = fixture.run([256], rules: DeletionRules(recursive: true, includeImportant: true))

@@ -44,6 +44,32 @@ struct DeletionFreshStateTests {
         }
     }
 
+    /// The kernel refuses these inside the deletion call; the backend names the rule it kept.
+    @Test func theKernelsRefusalsAreNamedAsTheRulesTheyKeep() throws {
+        try withDeletionDisk { disk in
+            try disk.snapshot("s1")
+            try Shell.check([
+                "btrfs", "subvolume", "snapshot", disk.mountpoint + "/data", disk.mountpoint + "/snaps/rw",
+            ])
+            try Shell.check(["btrfs", "subvolume", "create", disk.mountpoint + "/snaps/rw/inner"])
+            let run = try Run(disk)
+            try Shell.check(["btrfs", "subvolume", "set-default", disk.mountpoint + "/snaps/s1"])
+            for (name, expected) in [("s1", Protection.defaultSubvolume), ("rw", .nestedSubvolumes)] {
+                let snapshot = try #require(run.planned[name])
+                #expect {
+                    try run.backend.deleteSubvolume(snapshot.subvolume, on: snapshot.filesystem, recursive: false)
+                } throws: { ($0 as? RefusedByFilesystem)?.protection == expected }
+            }
+            try Shell.check(["btrfs", "subvolume", "set-default", "5", disk.mountpoint])
+            let s1 = try #require(run.planned["s1"])
+            #expect {
+                try run.backend.deleteSubvolume(s1.subvolume, on: s1.filesystem, recursive: false)
+                try run.backend.deleteSubvolume(s1.subvolume, on: s1.filesystem, recursive: false)
+            } throws: { ($0 as? SystemCallError)?.errno == ENOENT }
+            #expect(try disk.subvolumes() == ["data", "snaps/rw", "snaps/rw/inner"])
+        }
+    }
+
     /// The one search over the root tree says what libbtrfsutil says of the same subvolumes.
     @Test func theRootTreeSearchAgreesWithLibbtrfsutil() throws {
         try withDeletionDisk { disk in
@@ -87,11 +113,11 @@ struct DeletionFreshStateTests {
 /// One deletion run's backend and deleter, as `carve snapshots delete` builds them, on
 /// the snapshots listed when it starts (the plan); released before the disk is cleaned up.
 private struct Run {
+    let backend = BtrfsSnapshotBackend()
     let deleter: SnapshotDeleter
     let planned: [String: PlannedSnapshot]
 
     init(_ disk: DeletionDisk) throws {
-        let backend = BtrfsSnapshotBackend()
         let filesystem = try backend.filesystem(containing: disk.mountpoint)
         let listing = try backend.subvolumes(of: filesystem, sizes: .none)
         deleter = SnapshotDeleter(backend: backend, rules: DeletionRules())

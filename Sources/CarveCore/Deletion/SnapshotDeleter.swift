@@ -69,7 +69,8 @@ public struct DeletionOutcome: Sendable {
 
 /// Deletes snapshots, and is the only code in carve that does: the safety rules are
 /// checked here, against the filesystem's state right before each deletion, never
-/// left to the callers.
+/// left to the callers. Where the filesystem checks a rule inside the deletion call
+/// (btrfs: the default subvolume, nested subvolumes), its refusal is that rule's verdict.
 public struct SnapshotDeleter: Sendable {
     public let backend: any SnapshotBackend
     public let rules: DeletionRules
@@ -99,6 +100,9 @@ public struct SnapshotDeleter: Sendable {
             try backend.deleteSubvolume(current, on: filesystem, recursive: rules.recursive)
         } catch let error as SystemCallError where error.errno == Errno.ENOENT {
             return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
+        } catch let refusal as RefusedByFilesystem {
+            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
+            return DeletionOutcome(snapshot: snapshot, result: .refused([refusal.protection]))
         } catch {
             if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))

@@ -1,14 +1,26 @@
 /// The ability to delete snapshots. The primitives check nothing: `SnapshotDeleter.delete`
 /// is the one caller, and it applies the safety rules to `currentState` first.
 public protocol SnapshotDeleting: Sendable {
-    /// The volume as the filesystem has it now (still there, default, mounts, nested
-    /// volumes), keeping `subvolume`'s manager metadata; nil when it is gone.
+    /// The volume as the filesystem has it now (still there, mounts, nested volumes),
+    /// keeping `subvolume`'s manager metadata; nil when it is gone. A backend whose
+    /// deletion call refuses a rule itself (see `RefusedByFilesystem`) may leave that
+    /// rule's field as the listing had it.
     func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume?
     /// Deletes the volume: by path when a mount reaches it, else by id.
-    /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone).
+    /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone), or
+    /// `RefusedByFilesystem` when the filesystem refused it for one of carve's rules.
     func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws
     /// Removes the manager's metadata of a deleted snapshot (snapper's `.snapshots/N`,
     /// timeshift's snapshot directory), only once no volume is left inside it.
     /// Returns the path removed, or nil when there was nothing (yet) to remove.
     func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String?
+}
+
+/// The filesystem refused a deletion for a rule carve keeps too, in the deletion call
+/// itself: btrfs will not delete the default subvolume (EPERM) nor, unless recursive, a
+/// subvolume with others inside (ENOTEMPTY), and checks both under its own locks, so a
+/// change made after carve's last look is still caught.
+public struct RefusedByFilesystem: Error, Sendable {
+    public var protection: Protection
+    public init(_ protection: Protection) { self.protection = protection }
 }

@@ -12,8 +12,8 @@ extension BtrfsSnapshotBackend {
         guard let state = try SubvolumeState.read(subvolume.id, through: root) else { return nil }
         // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
         guard abs(state.created.timeIntervalSince1970 - subvolume.otime.timeIntervalSince1970) < 2 else { return nil }
+        // The default subvolume is not read here: the deletion call refuses it (see deleteSubvolume).
         var current = subvolume
-        current.isDefault = try defaultSubvolumeID(root) == subvolume.id
         current.mountpoints = BtrfsMounts.mountpoints(
             ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
         current.hasNestedSubvolumes = state.hasNestedSubvolumes
@@ -22,8 +22,18 @@ extension BtrfsSnapshotBackend {
 
     /// By id: the id is exactly what `currentState` checked, where a path could have
     /// been renamed or swapped since. Only `--recursive` goes by path, because
-    /// libbtrfsutil deletes nested subvolumes only below a path.
+    /// libbtrfsutil deletes nested subvolumes only below a path. The kernel refuses the
+    /// default subvolume (EPERM) and one with nested subvolumes (ENOTEMPTY) under its
+    /// own locks, which no look beforehand can match, and saves a search per snapshot.
     public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
+        do {
+            try destroy(subvolume, on: filesystem, recursive: recursive)
+        } catch let error as SystemCallError {
+            throw try refusal(of: subvolume, on: filesystem, recursive: recursive, from: error)
+        }
+    }
+
+    private func destroy(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
         let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
         if recursive && subvolume.hasNestedSubvolumes {
             guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
@@ -75,8 +85,20 @@ extension BtrfsSnapshotBackend {
 
     // MARK: the current state
 
-    private func defaultSubvolumeID(_ root: DirectoryHandle) throws -> UInt64 {
-        try BtrfsQuery.defaultSubvolume(root.fd, path: root.path)
+    /// The rule a failed deletion broke, when the kernel refused it for one; else `error`.
+    /// EPERM has other causes (a send in progress, an active swap file): the default
+    /// subvolume is read to tell them apart.
+    private func refusal(
+        of subvolume: Volume, on filesystem: Filesystem, recursive: Bool, from error: SystemCallError
+    ) throws -> any Error {
+        switch error.errno {
+        case ENOTEMPTY where !recursive: return RefusedByFilesystem(.nestedSubvolumes)
+        case EPERM:
+            let root = try roots.directory(of: filesystem)
+            let defaultID = try? BtrfsQuery.defaultSubvolume(root.fd, path: root.path)
+            return defaultID == subvolume.id ? RefusedByFilesystem(.defaultSubvolume) : error
+        default: return error
+        }
     }
 
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting
