@@ -1,5 +1,6 @@
 import ArgumentParser
 import CarveCore
+import CarveLinux
 
 /// Runs carve on `arguments` and returns the exit status, mapping every error to
 /// one line on stderr and a documented code: never a Swift backtrace.
@@ -7,6 +8,7 @@ public enum CarveMain {
     public static func run(
         _ arguments: [String], readOptionsFile: (String) throws -> [UInt8]? = OptionsFile.readFile
     ) -> Int32 {
+        Allocator.keepLargeBlocksInTheHeap()
         let output = Services.current.output
         var optionsFile = OptionsFile()
         do {

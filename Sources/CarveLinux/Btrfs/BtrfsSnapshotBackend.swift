@@ -97,8 +97,9 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     // MARK: pieces
 
     /// Every subvolume below the top level (needs CAP_SYS_ADMIN), read in bulk from the root tree.
+    /// The directory stays open for the run (`roots`): deletion relies on it (`currentState`).
     func everySubvolume(of filesystem: Filesystem) throws -> [Volume] {
-        try RootTree(directory: try DirectoryHandle(filesystem.mountpoint)).subvolumes()
+        try RootTree(directory: try roots.directory(of: filesystem)).subvolumes()
     }
 
     /// Without root: the subvolumes below each mount that this user can read. The

@@ -77,11 +77,6 @@ struct RootTree {
 
     /// A root item's fields; the uuids and times only when the item is of the current
     /// format and was last written by a kernel that knew them (generation_v2 matches).
-    static func rootItem(_ data: UnsafeRawBufferPointer) -> RootItem? {
-        var sources = UUIDTexts()
-        return rootItem(data, sources: &sources)
-    }
-
     /// `sources` keeps the text of parent and received UUIDs already seen: the snapshots
     /// of one subvolume all name the same parent, and one string serves them all.
     static func rootItem(_ data: UnsafeRawBufferPointer, sources: inout UUIDTexts) -> RootItem? {

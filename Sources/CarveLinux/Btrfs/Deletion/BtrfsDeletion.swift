@@ -4,19 +4,19 @@ import CarveCore
 import Glibc
 #endif
 
-/// Deletion through libbtrfsutil. These primitives check no safety rule: only
-/// `SnapshotDeleter.delete` calls them, after checking `currentState`.
+/// Deletion through libbtrfsutil. These primitives check no safety rule themselves:
+/// only `SnapshotDeleter.delete` calls them, after checking `currentState`, and it takes
+/// the kernel's refusals as the rules' verdicts.
 extension BtrfsSnapshotBackend {
+    /// Only the mounts are read here. Whether it is still there, the default subvolume or
+    /// holds nested subvolumes, the kernel answers inside the deletion call, under its own
+    /// locks (see `deleteSubvolume`). Its id still names the subvolume the plan listed: the
+    /// listing opened the filesystem (`roots`) and holds it open, and btrfs hands a freed id
+    /// out again only to a filesystem mounted afresh.
     public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
-        let root = try roots.directory(of: filesystem)
-        guard let state = try SubvolumeState.read(subvolume.id, through: root) else { return nil }
-        // btrfs can hand out a deleted subvolume's id again after a remount: compare creation times.
-        guard abs(state.created.timeIntervalSince1970 - subvolume.otime.timeIntervalSince1970) < 2 else { return nil }
-        // The default subvolume is not read here: the deletion call refuses it (see deleteSubvolume).
         var current = subvolume
         current.mountpoints = BtrfsMounts.mountpoints(
             ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
-        current.hasNestedSubvolumes = state.hasNestedSubvolumes
         return current
     }
 
