@@ -97,15 +97,28 @@ struct ExactDirectoryHintsTests {
             try TreeSearch(directory).forEachItem(tree: tree) { if $0.type == BtrfsKey.fileExtent { fileExtents += 1 } }
             #expect(plain.fileExtents == fileExtents)
             // Every inode number up to past the last one a hint: files, directories, and none.
-            let everything = DirectoryHints()
-            everything.learn((250...3_000).map { DirectoryHints.Directory(id: $0, leafBytesPerSizeByte: 1) }, in: "all")
+            func hints(entryLeafBytes: UInt64) -> DirectoryHints {
+                let hints = DirectoryHints()
+                hints.learn(
+                    (250...3_000).map {
+                        DirectoryHints.Directory(id: $0, leafBytesPerSizeByte: 1, entryLeafBytes: entryLeafBytes)
+                    }, in: "all")
+                return hints
+            }
             let hinted = TreeReader.read(
-                tree: tree, lineage: "all", with: TreeSearch(directory), hints: everything, nodeSize: nodeSize)
+                tree: tree, lineage: "all", with: TreeSearch(directory),
+                hints: hints(entryLeafBytes: DirectoryHints.Directory.worthLeavingOut), nodeSize: nodeSize)
             #expect(plain.error == nil && hinted.error == nil)
             #expect(plain.references.count > 500)
             #expect(hinted.references == plain.references)
             #expect(hinted.fileExtents == plain.fileExtents)
             #expect(hinted.items < plain.items)
+            // Directories whose entries took little room are read through: no search of their own.
+            let small = TreeReader.read(
+                tree: tree, lineage: "all", with: TreeSearch(directory),
+                hints: hints(entryLeafBytes: DirectoryHints.Directory.worthLeavingOut - 1), nodeSize: nodeSize)
+            #expect(small.references == plain.references)
+            #expect(small.items == plain.items)
         }
     }
 }

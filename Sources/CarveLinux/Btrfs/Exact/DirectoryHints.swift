@@ -18,16 +18,24 @@ final class DirectoryHints: @unchecked Sendable {
     struct Directory: Equatable {
         var id: UInt64
         var leafBytesPerSizeByte: Double
+        /// The leaf bytes its entries took there, read or estimated.
+        var entryLeafBytes: UInt64 = 0
+
+        /// Leaving entries out costs one more search (a syscall and a descent from the
+        /// root); reading a few costs less. A quarter of a 16 KiB leaf: about 40 names.
+        static let worthLeavingOut: UInt64 = 4096
+        var isWorthLeavingOut: Bool { entryLeafBytes >= Self.worthLeavingOut }
     }
 
     private let lock = Lock()
     private var byLineage: [String: [Directory]] = [:]
 
-    /// The directories to read around in a tree of `lineage`, ascending.
+    /// The directories to read around in a tree of `lineage`, ascending: those whose
+    /// entries took enough room last time to be worth a search of their own.
     func directories(in lineage: String?) -> [Directory] {
         guard let lineage else { return [] }
         lock.lock(); defer { lock.unlock() }
-        return byLineage[lineage] ?? []
+        return (byLineage[lineage] ?? []).filter(\.isWorthLeavingOut)
     }
 
     /// After a tree of `lineage` was read: its directories replace the lineage's hints,

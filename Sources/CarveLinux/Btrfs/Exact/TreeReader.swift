@@ -86,6 +86,7 @@ struct TreeReader {
             }
             entryLeafBytes += leafBytes
             directories[directories.count - 1].leafBytesPerSizeByte = Double(entryLeafBytes) / Double(inode.size)
+            directories[directories.count - 1].entryLeafBytes = entryLeafBytes
         default:
             break
         }
@@ -95,7 +96,9 @@ struct TreeReader {
     /// here, it stays a hint and its entries count in the tree's size by estimate.
     private mutating func skippedEntries(of directory: DirectoryHints.Directory) {
         guard let inode = directoryInode, inode.id == directory.id else { return }
+        var directory = directory
+        directory.entryLeafBytes = UInt64((Double(inode.size) * directory.leafBytesPerSizeByte).rounded(.up))
         directories.append(directory)
-        reading.leafBytes += UInt64((Double(inode.size) * directory.leafBytesPerSizeByte).rounded(.up))
+        reading.leafBytes += directory.entryLeafBytes
     }
 }
