@@ -39,7 +39,7 @@ struct SnapshotListingView {
             for note in outcome.pairNotes { out.note(note) }
             let selected = options.explain ? outcome.considered : outcome.selected
             exclusiveKnown = exclusiveKnown && selected.allSatisfy { listing.subvolumes[$0].exclusive != nil }
-            if listing.exact != nil { exact.add(listing, selected: selected.map { listing.subvolumes[$0] }) }
+            exact.add(listing, at: selected)
             rows += SnapshotRow.rows(
                 at: selected, of: listing, timeZone: services.clock.timeZone,
                 explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
