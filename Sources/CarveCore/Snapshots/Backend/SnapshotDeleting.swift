@@ -1,10 +1,10 @@
 /// The ability to delete snapshots. The primitives check nothing: `SnapshotDeleter.delete`
 /// is the one caller, and it applies the safety rules to `currentState` first.
 public protocol SnapshotDeleting: Sendable {
-    /// The volume as the filesystem has it now (still there, mounts, nested volumes),
-    /// keeping `subvolume`'s manager metadata; nil when it is gone. A backend whose
-    /// deletion call refuses a rule itself (see `RefusedByFilesystem`) may leave that
-    /// rule's field as the listing had it.
+    /// The volume as the filesystem has it now (mounts, nested volumes), keeping
+    /// `subvolume`'s manager metadata; nil when it is known to be gone. A backend whose
+    /// deletion call refuses a rule itself (see `RefusedByFilesystem`), or fails with
+    /// ENOENT for a volume that is gone, may leave that to the call.
     func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume?
     /// Deletes the volume: by path when a mount reaches it, else by id.
     /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone), or

@@ -29,7 +29,7 @@ extension BtrfsSnapshotBackend {
         do {
             try destroy(subvolume, on: filesystem, recursive: recursive)
         } catch let error as SystemCallError {
-            throw try refusal(of: subvolume, on: filesystem, recursive: recursive, from: error)
+            throw refusal(of: subvolume, on: filesystem, recursive: recursive, from: error)
         }
     }
 
@@ -90,12 +90,12 @@ extension BtrfsSnapshotBackend {
     /// subvolume is read to tell them apart.
     private func refusal(
         of subvolume: Volume, on filesystem: Filesystem, recursive: Bool, from error: SystemCallError
-    ) throws -> any Error {
+    ) -> any Error {
         switch error.errno {
         case ENOTEMPTY where !recursive: return RefusedByFilesystem(.nestedSubvolumes)
         case EPERM:
-            let root = try roots.directory(of: filesystem)
-            let defaultID = try? BtrfsQuery.defaultSubvolume(root.fd, path: root.path)
+            let root = try? roots.directory(of: filesystem)
+            let defaultID = root.flatMap { try? BtrfsQuery.defaultSubvolume($0.fd, path: $0.path) }
             return defaultID == subvolume.id ? RefusedByFilesystem(.defaultSubvolume) : error
         default: return error
         }
