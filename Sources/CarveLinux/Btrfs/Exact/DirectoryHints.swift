@@ -30,19 +30,20 @@ final class DirectoryHints: @unchecked Sendable {
     private let lock = Lock()
     private var byLineage: [String: [Directory]] = [:]
 
-    /// The directories to read around in a tree of `lineage`, ascending: those whose
-    /// entries took enough room last time to be worth a search of their own.
+    /// The directories to read around in a tree of `lineage`, ascending.
     func directories(in lineage: String?) -> [Directory] {
         guard let lineage else { return [] }
         lock.lock(); defer { lock.unlock() }
-        return (byLineage[lineage] ?? []).filter(\.isWorthLeavingOut)
+        return byLineage[lineage] ?? []
     }
 
-    /// After a tree of `lineage` was read: its directories replace the lineage's hints,
-    /// so inodes that stopped being directories stop costing calls.
+    /// After a tree of `lineage` was read: those of its directories whose entries took
+    /// enough room to be worth a search of their own replace the lineage's hints, so
+    /// inodes that stopped being directories stop costing calls.
     func learn(_ directories: [Directory], in lineage: String?) {
         guard let lineage else { return }
+        let worthIt = directories.filter(\.isWorthLeavingOut)
         lock.lock(); defer { lock.unlock() }
-        byLineage[lineage] = directories
+        byLineage[lineage] = worthIt
     }
 }
