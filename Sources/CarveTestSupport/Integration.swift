@@ -14,6 +14,15 @@ public enum Integration {
     /// True when integration tests can run.
     public static var enabled: Bool { skipReason == nil }
 
+    /// nil when integration tests needing `tools` can run; otherwise everything that is
+    /// missing, each named (`Scripts/test` under CI fails on a skip and prints this).
+    public static func skipReason(needing tools: [String]) -> String? {
+        let missing =
+            [skipReason].compactMap { $0 }
+            + tools.filter { !Shell.has($0) }.map { "\($0) is not installed (Scripts/bootstrap installs it)" }
+        return missing.isEmpty ? nil : missing.joined(separator: "; ")
+    }
+
     /// A fresh directory under /tmp that every fixture of one test lives in.
     /// Scripts/test sweeps `/tmp/carve-test-*` after the run, so a crashed test leaks nothing.
     public static func makeScratchDirectory() throws -> String {

@@ -6,9 +6,7 @@ import Testing
 /// whatever carve prunes on either side, btrbk's next backup stays incremental.
 @Suite(
     .serialized,
-    .enabled(
-        if: Integration.enabled && Shell.has("btrbk") && Shell.has("faketime"),
-        "needs root, loop devices, btrbk and faketime"))
+    .integration(needing: "btrbk", "faketime"))
 struct BackupChainIntegrationTests {
     func withBackups(_ body: (BtrbkBackups) throws -> Void) throws {
         let backups = try BtrbkBackups()

@@ -6,7 +6,7 @@ import Testing
 /// btrfs: each must end with its documented code, one `carve:` line naming the
 /// bad input (ArgumentParser's own errors add only the pointer to --help), no
 /// Swift backtrace, nothing on stdout, and the filesystem exactly as it was.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct BadInputBatteryTests {
     /// One malformed invocation: the arguments, the exit code, and the text
     /// the message line must contain (the bad input, and the reason where it is ours).

@@ -7,7 +7,7 @@ import Testing
 /// The deleter's check against the filesystem's state right before each deletion,
 /// on real loop-backed btrfs: what changes after the plan (and after earlier
 /// deletions of the same run warmed every cache) is still seen.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct DeletionFreshStateTests {
     @Test func aMountMadeMidRunIsRefusedAndAnUnmountIsSeenToo() throws {
         try withDeletionDisk { disk in

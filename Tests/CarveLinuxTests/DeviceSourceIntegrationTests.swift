@@ -6,7 +6,7 @@ import CarveTestSupport
 
 /// carve's view of real loop devices against `blkid -p -o export` and `lsblk -J -b`
 /// on the same devices, with udevd running and without it.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct DeviceSourceIntegrationTests {
     /// The fields compared, as carve's JSON keys (those of lsblk -J -b).
     static let columns = [

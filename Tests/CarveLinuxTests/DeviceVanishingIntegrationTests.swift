@@ -6,7 +6,7 @@ import Testing
 
 /// A real loop device detached in the middle of a listing, at a fixed point (a
 /// hook in front of the real source), so the race is hit every run instead of by chance.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct DeviceVanishingIntegrationTests {
     func inventory(
         attributes: any DeviceAttributeSource = SysfsTree(),

@@ -8,7 +8,7 @@ import Testing
 /// --bytes and the FS* columns (statvfs of mounted filesystems), and the exit status
 /// when no named device exists. (The fixture's names are ASCII: in a table, lsblk
 /// escapes other bytes by the locale, carve keeps UTF-8 as it is.)
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct DevicesLikeLsblkIntegrationTests {
     /// The shapes scripts use; each is run by both tools with the fixture's devices named.
     static let invocations: [[String]] = [

@@ -10,9 +10,7 @@ import Testing
 /// config, /var/log a scratch directory); options, values and shell text stay as written.
 @Suite(
     .serialized,
-    .enabled(
-        if: Integration.enabled && Shell.has("snapper") && Shell.has("script"),
-        "needs root, loop devices, snapper and script"))
+    .integration(needing: "snapper", "script"))
 struct DocumentedExamplesTests {
     static var repository: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

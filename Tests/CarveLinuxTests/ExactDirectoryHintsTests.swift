@@ -9,7 +9,7 @@ import Testing
 /// between snapshots (deleted, replaced by files, grown past one leaf, new ones) and
 /// require the map to be the one a full read of every item gives, and any hint, even
 /// one naming plain files, to change nothing but the number of items read.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct ExactDirectoryHintsTests {
     /// Writes `count` files of 3-9 KiB (never inline) named `prefix`N into `directory`.
     static let writer = """

@@ -12,7 +12,7 @@ import Testing
 /// data number plus whole tree blocks, at least the root block, at most carve's
 /// estimate of the tree), and, for sets, the measured change in used space after
 /// deleting them and waiting for the cleaner.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct ExactSizesIntegrationTests {
     /// A btrfs with a source subvolume `data`, another plain subvolume `other`, and `snaps/`.
     final class Disk {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// libfdisk's view of real loop devices, compared with `sfdisk -J` and `sfdisk -F` on the same device.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct FdiskPartitionTableReaderTests {
     /// The table as `sfdisk -J` prints it.
     struct Reference {

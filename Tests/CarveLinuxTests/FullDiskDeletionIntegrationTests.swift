@@ -7,7 +7,7 @@ import Testing
 /// `delete --wait` and `thin --wait` still delete them whole, manager metadata and all,
 /// and give the space back. The markers carve writes before a snapper or timeshift
 /// snapshot goes are small files btrfs keeps in metadata, which a full data area leaves room for.
-@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+@Suite(.serialized, .integration(needing: "snapper"))
 struct FullDiskDeletionIntegrationTests {
     static let timeshiftDate = "2026-11-01_12-00-01"
 

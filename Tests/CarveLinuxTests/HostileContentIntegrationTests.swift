@@ -5,7 +5,7 @@ import Testing
 /// Hostile names and files on a real btrfs: names print unambiguously (escaped in
 /// tables, exact in JSON), a symlink never carries carve onto another filesystem,
 /// and a huge, endless or blocking info.xml neither hangs carve nor fills memory.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct HostileContentIntegrationTests {
     /// Names and how the table shows them: control characters and the backslash as \xNN.
     static let names: [(String, String)] = [

@@ -11,7 +11,7 @@ private struct DiscardedOutput: OutputSink {
     func writeError(_ text: String) {}
 }
 
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct InProcessDeleteTests {
     /// carve used as a library must not keep the filesystem busy after a run: the
     /// directories a deletion opens close with the run's services.

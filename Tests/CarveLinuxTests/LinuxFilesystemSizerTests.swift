@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The sizer's figures on real filesystems, compared with the reference tools on the same device.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct LinuxFilesystemSizerTests {
     static func device(_ path: String) throws -> BlockDevice {
         Udevd.settle([path])

@@ -9,9 +9,7 @@ import Testing
 /// `forget` removes for the same times and rules, and btrbk must stay incremental.
 @Suite(
     .serialized,
-    .enabled(
-        if: Integration.enabled && Shell.has("btrbk") && Shell.has("faketime") && Shell.has("restic"),
-        "needs root, loop devices, btrbk, faketime and restic"))
+    .integration(needing: "btrbk", "faketime", "restic"))
 struct RetentionOnBackupDiskTests {
     /// Irregular backup times over five months: nightly lately, gaps and doubles before.
     static func backupTimes() -> [String] {

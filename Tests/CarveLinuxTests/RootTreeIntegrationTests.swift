@@ -6,7 +6,7 @@ import Testing
 
 /// The bulk root-tree read (`RootTree`) against libbtrfsutil's per-subvolume iterator
 /// on the same real filesystem: both must describe every subvolume identically.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct RootTreeIntegrationTests {
     typealias Btrfs = SnapshotsListIntegrationTests.Btrfs
 

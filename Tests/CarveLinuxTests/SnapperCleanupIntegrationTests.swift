@@ -8,9 +8,7 @@ import Testing
 /// which carve selects; a filter that splits a pre/post pair keeps both halves.
 @Suite(
     .serialized,
-    .enabled(
-        if: Integration.enabled && Shell.has("snapper") && Shell.has("faketime"),
-        "needs root, loop devices, snapper and faketime"))
+    .integration(needing: "snapper", "faketime"))
 struct SnapperCleanupIntegrationTests {
     func snapper(_ config: String, _ arguments: [String], at time: String) throws -> String {
         try Shell.check(["faketime", time, "snapper", "--no-dbus", "-c", config] + arguments)

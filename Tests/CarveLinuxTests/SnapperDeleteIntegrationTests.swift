@@ -5,7 +5,7 @@ import Testing
 
 /// snapper's own snapshots deleted by carve: afterwards `snapper list` agrees and no
 /// `.snapshots/N` is left without its subvolume.
-@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+@Suite(.serialized, .integration(needing: "snapper"))
 struct SnapperDeleteIntegrationTests {
     func withSnapper(_ body: (DeletionDisk, String) throws -> Void) throws {
         try withDeletionDisk { disk in try withSnapperConfig(on: disk) { config in try body(disk, config) } }
@@ -90,7 +90,7 @@ struct SnapperDeleteIntegrationTests {
 /// carve against snapper itself: the same deletions on two configs of one disk leave
 /// the same `.snapshots` directories, filelist caches included, and the same next
 /// number; with UNIQUE_NUMBERS="yes" the highest number's directory stays, emptied.
-@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+@Suite(.serialized, .integration(needing: "snapper"))
 struct SnapperNumberingIntegrationTests {
     /// Two configs, `data` (carve deletes there) and `other` (snapper does), each with
     /// six snapshots and the comparison caches `snapper status` leaves.

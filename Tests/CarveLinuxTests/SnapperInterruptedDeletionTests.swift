@@ -7,7 +7,7 @@ import Testing
 /// A carve killed between deleting a snapper snapshot's subvolume and its
 /// `.snapshots/N`, with real snapper: the next run finishes exactly what the marker
 /// says, and nothing else.
-@Suite(.serialized, .enabled(if: Integration.enabled && Shell.has("snapper"), "needs root, loop devices and snapper"))
+@Suite(.serialized, .integration(needing: "snapper"))
 struct SnapperInterruptedDeletionTests {
     func withSnapper(_ body: (DeletionDisk, String) throws -> Void) throws {
         try withDeletionDisk { disk in try withSnapperConfig(on: disk) { config in try body(disk, config) } }
@@ -155,7 +155,7 @@ struct SnapperInterruptedDeletionTests {
             environment: ["CARVE_LOCK_FILE": disk.lockFile])
     }
 
-    @Test(.enabled(if: Shell.has("strace"), "needs strace to place the SIGKILL"))
+    @Test(.integration(needing: "strace"))
     func aSIGKILLInTheWindowAndOneInTheNextRunsFinishingAreBothFinished() throws {
         try withSnapper { disk, config in
             try create(config, count: 5)
@@ -236,7 +236,7 @@ struct SnapperInterruptedDeletionTests {
 
 /// What the sweep must never take for a marked directory of carve's, in a snapper
 /// layout that no config names (found through the snapshot listed in it).
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct InterruptedDeletionHostileTests {
     @Test func onlyARealMarkerWithNoSnapshotIsFinished() throws {
         try withDeletionDisk { disk in

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `carve snapshots delete` on real loop-backed btrfs, checked with btrfs-progs.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct SnapshotsDeleteIntegrationTests {
     @Test func bulkDeleteByEachSelectionOption() throws {
         try withDeletionDisk { disk in
@@ -257,7 +257,7 @@ struct SnapshotsDeleteIntegrationTests {
 }
 
 /// statfs places a path in its filesystem and subvolume, as `btrfs subvolume list` numbers them.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct LocateIntegrationTests {
     @Test func statfsGivesTheSubvolumeOfEveryPath() throws {
         try withDeletionDisk { disk in

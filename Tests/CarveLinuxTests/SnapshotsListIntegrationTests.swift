@@ -6,7 +6,7 @@ import Testing
 
 /// `carve snapshots list` (the built binary) on real loop-backed btrfs filesystems,
 /// compared with `btrfs subvolume list`, `btrfs qgroup show --raw` and snapper itself.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct SnapshotsListIntegrationTests {
     /// A fresh btrfs on a loop device, its top level mounted at `top`.
     final class Btrfs {

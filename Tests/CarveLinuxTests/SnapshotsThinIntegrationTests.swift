@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `carve snapshots thin` on real loop-backed btrfs with quotas on and off.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct SnapshotsThinIntegrationTests {
     @Test func thinDeletesTheOldestUntilTheQuotaEstimateReachesTheTarget() throws {
         try withDeletionDisk(quotas: true) { disk in

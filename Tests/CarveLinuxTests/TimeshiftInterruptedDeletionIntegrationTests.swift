@@ -8,7 +8,7 @@ import Testing
 /// `snapshots/DATE`, on a hand-made timeshift layout (as timeshift's btrfs mode
 /// leaves it: `timeshift-btrfs/snapshots/DATE/{info.json,@,@home}` at the top level):
 /// the next run finishes exactly what the marker says, and nothing else.
-@Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
+@Suite(.serialized, .integration())
 struct TimeshiftInterruptedDeletionIntegrationTests {
     static let snapshots = "timeshift-btrfs/snapshots"
 
@@ -68,7 +68,7 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
         "carve: \(would ? "would finish" : "finished") removing the metadata of timeshift snapshot \((directory as NSString).lastPathComponent) (\(directory)) left by an interrupted run"
     }
 
-    @Test(.enabled(if: Shell.has("strace"), "needs strace to place the SIGKILL"))
+    @Test(.integration(needing: "strace"))
     func aSIGKILLAfterTheLastSubvolumeAndOneInTheNextRunsFinishingAreBothFinished() throws {
         try withDeletionDisk { disk in
             try disk.snapshot("other")
@@ -138,7 +138,7 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
     /// @ and @home, or before its first) or a random unlinkat (inside a DATE's
     /// metadata removal). After each, every DATE that lost an `@…` holds the marker,
     /// and the last run leaves `timeshift-btrfs/snapshots` empty.
-    @Test(.enabled(if: Shell.has("strace"), "needs strace to place the SIGKILL"))
+    @Test(.integration(needing: "strace"))
     func killedAgainAndAgainNothingIsLeftHalfDone() throws {
         try withDeletionDisk { disk in
             for index in 0..<30 { _ = try timeshift(disk, String(format: "2026-11-01_12-00-%02d", index)) }
