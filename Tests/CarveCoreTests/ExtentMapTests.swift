@@ -114,10 +114,10 @@ import Testing
         for id: UInt64 in [300, 256, 280, 257, 299, 258] {
             shuffled.addReference(subvolume: id, diskBytenr: 42, diskBytes: kib)
         }
-        #expect(
-            Set(shuffled.referencers(of: ExtentKey(diskBytenr: 42, diskBytes: kib))) == [256, 257, 258, 280, 299, 300])
-        #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299]) == 0)
-        #expect(shuffled.reclaim(deleting: [256, 257, 258, 280, 299, 300]) == kib)
+        // All six reference the extent: it is freed with all of them gone, and kept by any one.
+        let ids: [UInt64] = [256, 257, 258, 280, 299, 300]
+        for id in ids { #expect(shuffled.reclaim(deleting: ids.filter { $0 != id }) == 0, "\(id)") }
+        #expect(shuffled.reclaim(deleting: ids) == kib)
     }
 
     @Test func unknownIdsAreIgnored() {
@@ -162,14 +162,17 @@ import Testing
         }
         #expect(bulk.extentCount == model.count)
         #expect(bulk.totalBytes == model.keys.reduce(0) { $0 + $1.diskBytes })
-        for (key, ids) in model.prefix(500) { #expect(Set(bulk.referencers(of: key)) == ids) }
         var exclusive: [UInt64: UInt64] = Dictionary(uniqueKeysWithValues: (256...263).map { (UInt64($0), UInt64(0)) })
         for (key, ids) in model where ids.count == 1 { exclusive[ids.first!]! += key.diskBytes }
         #expect(bulk.exclusiveBytes() == exclusive)
-        let set: Set<UInt64> = [257, 258, 260]
-        #expect(
-            bulk.reclaim(deleting: set)
-                == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes })
+        // What a set of subvolumes frees is every extent only they reference: random sets
+        // check each extent's referencers against the model.
+        for _ in 0..<20 {
+            let set = Set((UInt64(256)...263).filter { _ in generator.next() % 2 == 0 })
+            #expect(
+                bulk.reclaim(deleting: set)
+                    == model.filter { $0.value.isSubset(of: set) }.keys.reduce(0) { $0 + $1.diskBytes }, "\(set)")
+        }
     }
 
     @Test func sizesAlikeInTheirLowHalfStayApart() {

@@ -32,9 +32,28 @@ struct DeletionFixture {
     }
 
     func run(_ ids: [UInt64], rules: DeletionRules = DeletionRules(), cancelAfter: Int? = nil) -> DeletionReport {
-        let flag = CancellationFlag()
-        let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: backend, rules: rules), cancellation: flag)
-        return executor.run(planned(ids)) { _, index, _ in if index == cancelAfter { flag.cancel() } }
+        delete(planned(ids), rules: rules, cancelAfter: cancelAfter)
+    }
+
+    /// The snapshots deleted in this order by a session (no lock to take, no prompt), which
+    /// is interrupted, as by a signal, once the `cancelAfter`th outcome is in.
+    func delete(_ plan: [PlannedSnapshot], rules: DeletionRules = .init(), cancelAfter: Int? = nil) -> DeletionReport {
+        struct NoLock: DeletionLock, LockHolder {
+            func acquire(timeout: Double) throws -> any LockHolder { self }
+            func release() {}
+        }
+        var flag: CancellationFlag?
+        let session = DeletionSession(
+            backend: backend, lock: NoLock(), lockTimeout: 0, rules: rules, dryRun: false, wait: false)
+        let hooks = DeletionSession.Hooks(
+            note: { _ in }, confirm: { _ in }, catchInterrupts: { flag = $0 },
+            outcome: { _, index, _ in if index == cancelAfter { flag?.cancel() } })
+        do {
+            return try session.run(DeletionPlan(toDelete: plan), hooks: hooks).report ?? DeletionReport()
+        } catch {
+            Issue.record(error, "the session failed before deleting")
+            return DeletionReport()
+        }
     }
 
     /// Changes the stored state of a subvolume, as another process would between plan and deletion.
@@ -76,9 +95,7 @@ struct DeletionFixture {
         var all = fixture.backend.filesystems
         all[0].subvolumes.removeAll { $0.id == 301 }
         fixture.backend.filesystems = all
-        let report = DeletionExecutor(
-            deleter: SnapshotDeleter(backend: fixture.backend, rules: .init()), cancellation: CancellationFlag()
-        ).run(plan)
+        let report = fixture.delete(plan)
         #expect(report.done.count == 2)
         #expect(!fixture.backend.calls.contains(.delete(301)))
     }
@@ -95,9 +112,7 @@ struct DeletionFixture {
         let plan = fixture.planned([300, 301, 302])
         fixture.change(301) { $0.mountpoints = ["/srv/old"] }
         fixture.change(302) { $0.isDefault = true }
-        let report = DeletionExecutor(
-            deleter: SnapshotDeleter(backend: fixture.backend, rules: .init()), cancellation: CancellationFlag()
-        ).run(plan)
+        let report = fixture.delete(plan)
         #expect(report.done.map(\.snapshot.subvolume.id) == [300])
         #expect(report.outcomes[1].errorText == "subvolume is mounted at /srv/old (EBUSY)")
         #expect(report.outcomes[2].errorText == "it is the filesystem's default subvolume")

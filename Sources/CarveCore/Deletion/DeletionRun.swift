@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Set by SIGINT/SIGTERM (or a test); the executor stops after the snapshot being deleted.
+/// Set by SIGINT/SIGTERM (or a test); the session stops after the snapshot being deleted.
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
     public init() {}
@@ -37,37 +37,5 @@ public struct DeletionReport: Sendable {
         let failures = outcomes.count - done + namedProtected + halfDone
         if failures == 0 { return .success }
         return done == 0 ? .failure : .partialFailure
-    }
-}
-
-/// Deletes the plan's snapshots one after another, continuing past failures, and
-/// stops between two snapshots when `cancellation` is set.
-public struct DeletionExecutor: Sendable {
-    public let deleter: SnapshotDeleter
-    public let cancellation: CancellationFlag
-
-    public init(deleter: SnapshotDeleter, cancellation: CancellationFlag) {
-        self.deleter = deleter; self.cancellation = cancellation
-    }
-
-    /// Runs the plan; `progress` hears each outcome with its position and the total.
-    public func run(
-        _ snapshots: [PlannedSnapshot],
-        progress: (DeletionOutcome, _ index: Int, _ total: Int) -> Void = { _, _, _ in }
-    ) -> DeletionReport {
-        var report = DeletionReport()
-        for (index, snapshot) in snapshots.enumerated() {
-            if cancellation.isCancelled {
-                report.interrupted = true
-                report.notAttempted = Array(snapshots[index...])
-                break
-            }
-            let outcome = deleter.delete(snapshot)
-            report.outcomes.append(outcome)
-            progress(outcome, index + 1, snapshots.count)
-        }
-        // A signal during the last deletion still interrupts the run as the user asked.
-        if cancellation.isCancelled { report.interrupted = true }
-        return report
     }
 }

@@ -33,7 +33,6 @@ public struct DeletionSession {
 
     /// What the run did.
     public struct Result {
-        public var plan: DeletionPlan
         /// nil for a dry run, or when nothing was to be deleted.
         public var report: DeletionReport?
         /// With `wait`: bytes the filesystems' used space shrank by.
@@ -56,7 +55,7 @@ public struct DeletionSession {
     }
 
     public func run(_ plan: DeletionPlan, hooks: Hooks) throws -> Result {
-        var result = Result(plan: plan)
+        var result = Result()
         if dryRun || plan.toDelete.isEmpty {
             finishInterruptedWithoutDeleting(plan, hooks)
             return result
@@ -106,11 +105,26 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
+    /// Deletes the snapshots one after another, going on past failures; a signal stops
+    /// the run between two snapshots.
     private func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
-        let flag = CancellationFlag()
-        hooks.catchInterrupts(flag)
-        let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: backend, rules: rules), cancellation: flag)
-        let report = executor.run(plan.toDelete, progress: hooks.outcome)
+        let cancellation = CancellationFlag()
+        hooks.catchInterrupts(cancellation)
+        let deleter = SnapshotDeleter(backend: backend, rules: rules)
+        let snapshots = plan.toDelete
+        var report = DeletionReport()
+        for (index, snapshot) in snapshots.enumerated() {
+            if cancellation.isCancelled {
+                report.interrupted = true
+                report.notAttempted = Array(snapshots[index...])
+                break
+            }
+            let outcome = deleter.delete(snapshot)
+            report.outcomes.append(outcome)
+            hooks.outcome(outcome, index + 1, snapshots.count)
+        }
+        // A signal during the last deletion still interrupts the run as the user asked.
+        if cancellation.isCancelled { report.interrupted = true }
         hooks.deleted()
         return report
     }

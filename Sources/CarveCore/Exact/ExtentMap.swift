@@ -65,12 +65,6 @@ public struct ExtentMap: Sendable {
         for (key, set) in zip(extents.keys, extents.sets) { body(key, set) }
     }
 
-    /// The subvolumes that reference the extent, by id; empty when none does.
-    public func referencers(of key: ExtentKey) -> [UInt64] {
-        guard let set = extents.set(of: key) else { return [] }
-        return set.runs.flatMap { $0.map { subvolumeIDs[Int($0)] } }
-    }
-
     /// Per subvolume id: on-disk bytes of the extents only it references (what
     /// deleting it alone frees). Every subvolume of the map has an entry.
     public func exclusiveBytes() -> [UInt64: UInt64] {

@@ -7,7 +7,6 @@ enum BtrfsKey {
     // Trees.
     static let rootTree = UInt64(BTRFS_ROOT_TREE_OBJECTID)
     static let extentTree = UInt64(BTRFS_EXTENT_TREE_OBJECTID)
-    static let chunkTree = UInt64(BTRFS_CHUNK_TREE_OBJECTID)
     static let blockGroupTree = UInt64(BTRFS_BLOCK_GROUP_TREE_OBJECTID)
     static let deviceTree = UInt64(BTRFS_DEV_TREE_OBJECTID)
     /// The top-level subvolume (id 5).
@@ -21,7 +20,6 @@ enum BtrfsKey {
     static let fileExtent = UInt32(BTRFS_EXTENT_DATA_KEY)
     static let rootItem = UInt32(BTRFS_ROOT_ITEM_KEY)
     static let rootBackref = UInt32(BTRFS_ROOT_BACKREF_KEY)
-    static let rootRef = UInt32(BTRFS_ROOT_REF_KEY)
     static let extentItem = UInt32(BTRFS_EXTENT_ITEM_KEY)
     static let blockGroupItem = UInt32(BTRFS_BLOCK_GROUP_ITEM_KEY)
     static let deviceExtent = UInt32(BTRFS_DEV_EXTENT_KEY)

@@ -82,12 +82,6 @@ public struct SnapshotSelection: Sendable, Hashable {
             splitPairs: together.split, pairNotes: together.split.map { SnapperPairs.note($0, in: subvolumes) })
     }
 
-    /// The positions of the snapshots the identity criteria match, before retention and time filters.
-    public func consideredIndices(in subvolumes: [Volume]) -> [Int] {
-        let resolved = resolvingMountedSources(in: subvolumes)
-        return subvolumes.indices.filter { subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0]) }
-    }
-
     func matchesIdentity(_ snapshot: Volume) -> Bool {
         if !managers.isEmpty && !managers.contains(snapshot.metadata.manager) { return false }
         if !sources.isEmpty && !sources.contains(where: { Self.source($0, names: snapshot) }) { return false }
