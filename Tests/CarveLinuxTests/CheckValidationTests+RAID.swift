@@ -27,9 +27,9 @@ extension CheckValidationTests {
             #expect(try CheckHarness.check(member, .shrinkTo(minimum)).verdict == .fits)
             #expect(try CheckHarness.check(member, .shrinkTo(minimum - 16 * Self.mebibyte)).verdict == .doesNotFit)
 
-            let shrunk = try resize(mountpoint, devid: devid, to: minimum)
-            #expect(shrunk, "carve said device \(devid) fits at \(minimum) but btrfs refused it")
-            guard shrunk else { return }
+            try #require(
+                try resize(mountpoint, devid: devid, to: minimum),
+                "carve said device \(devid) fits at \(minimum) but btrfs refused it")
             try Shell.check(["btrfs", "filesystem", "resize", "\(devid):max", mountpoint])
             var floor = minimum
             while floor > 264 * Self.mebibyte, try resize(mountpoint, devid: devid, to: floor - 4 * Self.mebibyte) {
