@@ -38,6 +38,8 @@ public struct DeletionSession {
         public var report: DeletionReport?
         /// With `wait`: bytes the filesystems' used space shrank by.
         public var measuredReclaim: Int64?
+        /// `--until-available` with `wait`: the available bytes read after the last batch.
+        public var availableAfter: UInt64?
     }
 
     public var backend: any SnapshotBackend
@@ -66,12 +68,15 @@ public struct DeletionSession {
         defer { holder.release() }
         finishInterrupted(plan, hooks)
         let before = wait ? try usage(of: plan.toDelete) : nil
-        let report = delete(plan, hooks)
-        result.report = report
+        var report = delete(plan, hooks)
         if let before, !report.interrupted {
             try waitForCleanup(report, hooks)
+            if let goal = plan.goal {
+                result.availableAfter = try pursue(goal, plan: &result.plan, report: &report, hooks: hooks)
+            }
             result.measuredReclaim = Int64(clamping: before) - Int64(clamping: try usage(of: plan.toDelete))
         }
+        result.report = report
         return result
     }
 
@@ -106,7 +111,7 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
-    private func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
+    func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
         let flag = CancellationFlag()
         hooks.catchInterrupts(flag)
         let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: backend, rules: rules), cancellation: flag)
@@ -120,7 +125,7 @@ public struct DeletionSession {
         try filesystems(snapshots).reduce(0) { $0 + (try backend.spaceUsage(of: $1).used) }
     }
 
-    private func waitForCleanup(_ report: DeletionReport, _ hooks: Hooks) throws {
+    func waitForCleanup(_ report: DeletionReport, _ hooks: Hooks) throws {
         let done = report.done.map(\.snapshot)
         hooks.waiting(done.count)
         for filesystem in filesystems(done) {
