@@ -154,18 +154,19 @@ struct DeletionReportView {
             ])
         }
         let utc = TimeZone(secondsFromGMT: 0)!
-        return .document([
-            ("started", started.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
-            ("finished", finished.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
-            ("dry_run", .bool(dryRun)),
-            ("deleted", .array(deleted.map(Self.snapshotJSON))),
-            ("failed", .array(failed)),
-            ("protected", .array(protected)),
-            ("kept", .array(kept)),
-            ("estimated_reclaim", .uint(estimatedReclaim)),
-            ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
-            ("interrupted", .bool(report?.interrupted ?? false)),
-        ] + (plan.goal.map { [("until_available", goalJSON($0))] } ?? []))
+        return .document(
+            [
+                ("started", started.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
+                ("finished", finished.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
+                ("dry_run", .bool(dryRun)),
+                ("deleted", .array(deleted.map(Self.snapshotJSON))),
+                ("failed", .array(failed)),
+                ("protected", .array(protected)),
+                ("kept", .array(kept)),
+                ("estimated_reclaim", .uint(estimatedReclaim)),
+                ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
+                ("interrupted", .bool(report?.interrupted ?? false)),
+            ] + (plan.goal.map { [("until_available", goalJSON($0))] } ?? []))
     }
 
     /// `"until_available"`: the target and the available figures around the run.

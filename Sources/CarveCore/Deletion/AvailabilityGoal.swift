@@ -53,7 +53,9 @@ public struct AvailabilityGoal: Sendable {
     func cumulativeReclaim(of snapshots: [PlannedSnapshot], after deleted: [UInt64]) -> [UInt64] {
         guard let exact else {
             var running: UInt64 = 0
-            return snapshots.map { running += $0.subvolume.exclusive ?? 0; return running }
+            return snapshots.map {
+                running += $0.subvolume.exclusive ?? 0; return running
+            }
         }
         let curve = exact.map.reclaimCurve(deleting: deleted + snapshots.map(\.subvolume.id))
         let base = deleted.isEmpty ? 0 : curve[deleted.count - 1]

@@ -21,7 +21,8 @@ extension ThinRequest {
             throw RuntimeError("cannot read the size of \(filesystem.mountpoint): statfs reports 0 blocks")
         }
         var goal = AvailabilityGoal(
-            filesystem: filesystem, target: try availability.bytes(ofSize: space.size, filesystem: filesystem.mountpoint),
+            filesystem: filesystem,
+            target: try availability.bytes(ofSize: space.size, filesystem: filesystem.mountpoint),
             asked: availability.text, space: space, eligible: [], exact: nil)
         guard goal.shortfall(available: space.available) > 0 else {
             var plan = DeletionPlan(toDelete: [])
