@@ -12,7 +12,9 @@ import Testing
     /// The fake's available bytes now (its size is 100 GiB).
     var available: UInt64 { try! fixture.backend.spaceUsage(of: fixture.filesystem).available }
 
-    func request(_ value: String, keepLast: Int? = nil, order: ThinOrder = .oldest, bestEffort: Bool = false) throws
+    func request(
+        _ value: String, keepLast: Int? = nil, order: ThinOrder = .oldest, bestEffort: Bool = false
+    ) throws
         -> ThinRequest
     {
         try ThinRequest(
@@ -110,7 +112,8 @@ import Testing
         let plan = try plan(request)
         #expect(ids(plan) == [300, 301])
         var notes: [String] = []
-        let result = try session(wait: true).run(plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
+        let result = try session(wait: true).run(
+            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
         #expect(result.report?.done.map(\.snapshot.subvolume.id) == [300, 301, 302, 303])
         #expect(result.plan.toDelete.count == 4)
         #expect(notes.filter { $0.contains("deleting 1 more") }.count == 2, "\(notes)")
@@ -125,7 +128,8 @@ import Testing
         let plan = try plan(request).limited(to: 3)
         #expect(ids(plan) == [300, 301, 302])
         var notes: [String] = []
-        let result = try session(wait: true).run(plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
+        let result = try session(wait: true).run(
+            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
         #expect(result.report?.done.count == 3)
         #expect(notes.last?.hasSuffix("--max-count reached") == true, "\(notes)")
     }

@@ -94,10 +94,12 @@ struct SnapshotMetricsView {
             "Bytes deleting all these snapshots frees (exact scan; with quotas the sum of exclusive bytes).",
             perGroup { $0.exclusive.map { "\($0)" } })
         family(
-            "carve_snapshot_oldest_timestamp_seconds", "When the oldest of these snapshots was taken (its manager's date).",
+            "carve_snapshot_oldest_timestamp_seconds",
+            "When the oldest of these snapshots was taken (its manager's date).",
             perGroup { Self.seconds($0.oldest) })
         family(
-            "carve_snapshot_newest_timestamp_seconds", "When the newest of these snapshots was taken (its manager's date).",
+            "carve_snapshot_newest_timestamp_seconds",
+            "When the newest of these snapshots was taken (its manager's date).",
             perGroup { Self.seconds($0.newest) })
         family(
             "carve_filesystem_size_bytes", "Size of the filesystem, as df shows it.",
