@@ -10,7 +10,8 @@ import Testing
 
     func list(_ arguments: [String], backend: FakeSnapshotBackend = SnapshotsListCommandTests.backend()) -> RunResult {
         runCarve(["snapshots", "list"] + arguments) { captured in
-            Services(devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: captured, isRoot: true)
+            Services(
+                devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: captured, isRoot: true)
         }
     }
 
@@ -35,7 +36,8 @@ import Testing
         let created = Int(F.epoch.timeIntervalSince1970) - 12 * 86_400
         #expect(
             lines.contains(
-                #"carve_snapshot_newest_timestamp_seconds{filesystem="/mnt",manager="timeshift",source="/"} \#(created)"#))
+                #"carve_snapshot_newest_timestamp_seconds{filesystem="/mnt",manager="timeshift",source="/"} \#(created)"#
+            ))
         #expect(lines.contains(#"carve_filesystem_size_bytes{filesystem="/mnt"} \#(100 << 30)"#))
         #expect(lines.last == "carve_scrape_timestamp_seconds \(Int(F.epoch.timeIntervalSince1970))")
     }
@@ -63,7 +65,8 @@ import Testing
         ])
         let result = list(["--prometheus"], backend: backend)
         #expect(
-            result.stdout.contains(#"carve_snapshots{filesystem="/mnt",manager="plain",source="/mnt/we\"ird\\x0aname\\x5c\\xff"} 1"#),
+            result.stdout.contains(
+                #"carve_snapshots{filesystem="/mnt",manager="plain",source="/mnt/we\"ird\\x0aname\\x5c\\xff"} 1"#),
             "\(result.stdout)")
     }
 

@@ -32,7 +32,8 @@ import Testing
         let harness = DeleteHarness()
         let result = harness.run(["thin", "/mnt", "--until-available", "50%", "--yes"])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("nothing to delete: ") && result.stdout.hasSuffix("at least 50% (50G) asked for\n"))
+        #expect(
+            result.stdout.hasPrefix("nothing to delete: ") && result.stdout.hasSuffix("at least 50% (50G) asked for\n"))
         #expect(result.stdout.split(separator: "\n").count == 1)
         #expect(harness.remaining.count == 9)
     }

@@ -25,7 +25,15 @@ struct SnapshotsThinCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
-    var path: String
+    var path: String?
+
+    @Option(
+        name: .customLong("filesystem"),
+        help: ArgumentHelp(
+            "The same as PATH, for a policy file, where each line is an option (carve-thin@.service).",
+            valueName: "path"),
+        completion: .btrfsMountpoint)
+    var filesystem: String?
 
     @Option(
         parsing: .unconditional,
@@ -58,10 +66,16 @@ struct SnapshotsThinCommand: ParsableCommand {
         }
     }
 
-    /// The request, from exactly one of --free and --until-available.
+    /// The request, from PATH or --filesystem and exactly one of --free and --until-available.
     private func request() throws -> ThinRequest {
         guard let order = ThinOrder(rawValue: order) else {
             throw UsageError("invalid order '\(self.order)' for --order (known: oldest, largest)")
+        }
+        let path: String
+        switch (self.path, filesystem) {
+        case (let given?, nil), (nil, let given?): path = given
+        case (_?, _?): throw UsageError("PATH and --filesystem name the same thing: give one of them")
+        case (nil, nil): throw UsageError("missing PATH: a path on the btrfs filesystem to thin")
         }
         var request: ThinRequest
         switch (free, untilAvailable) {
