@@ -59,7 +59,9 @@ struct PrometheusMetricsIntegrationTests {
         let config = "carveprom\(UInt32.random(in: 1000...99999))"
         try Shell.check(["snapper", "--no-dbus", "-c", config, "create-config", fs.top + "/data"])
         // The filesystem stays mounted until snapper has let go of the config.
-        defer { withExtendedLifetime(fs) { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) } }
+        defer {
+            withExtendedLifetime(fs) { _ = try? Shell.run(["snapper", "--no-dbus", "-c", config, "delete-config"]) }
+        }
         for number in 1...3 { try Shell.check(["snapper", "--no-dbus", "-c", config, "create", "-d", "n\(number)"]) }
         try fs.snapshot("@home", "btrbk/home.20261101T1200")
         try fs.snapshot("@home", "btrbk/home.20261102T1200")
@@ -80,7 +82,8 @@ struct PrometheusMetricsIntegrationTests {
         // The same snapshots as the JSON listing: count and newest date by manager and source.
         let json = try Shell.check([SnapshotsListIntegrationTests.carve, "snapshots", "list", fs.top, "--json"])
         let snapshots = try #require(
-            (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["snapshots"] as? [[String: Any]])
+            (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["snapshots"]
+                as? [[String: Any]])
         let iso = ISO8601DateFormatter()
         var expected: [String: (count: Int, newest: Int)] = [:]
         for snapshot in snapshots {
@@ -89,7 +92,10 @@ struct PrometheusMetricsIntegrationTests {
             let created = Int(try #require(iso.date(from: snapshot["created"] as? String ?? "")).timeIntervalSince1970)
             expected[key] = ((expected[key]?.count ?? 0) + 1, max(expected[key]?.newest ?? 0, created))
         }
-        #expect(Set(expected.keys.map { String($0.split(separator: "|")[0]) }) == ["snapper", "btrbk", "timeshift", "plain"])
+        #expect(
+            Set(expected.keys.map { String($0.split(separator: "|")[0]) }) == [
+                "snapper", "btrbk", "timeshift", "plain",
+            ])
         let samples = Self.samples(metrics.stdout)
         func byGroup(_ name: String) -> [String: String] {
             Dictionary(
@@ -99,7 +105,9 @@ struct PrometheusMetricsIntegrationTests {
         }
         let oddGroup = "plain|\(fs.top)/we \"ird\\x5c\\x0aname"
         #expect(byGroup("carve_snapshots").mapValues { Int($0) ?? -1 } == expected.mapValues(\.count))
-        #expect(byGroup("carve_snapshot_newest_timestamp_seconds").mapValues { Int($0) ?? -1 } == expected.mapValues(\.newest))
+        #expect(
+            byGroup("carve_snapshot_newest_timestamp_seconds").mapValues { Int($0) ?? -1 }
+                == expected.mapValues(\.newest))
         #expect(expected[oddGroup]?.count == 1 && byGroup("carve_snapshots")[oddGroup] == "1", "\(metrics.stdout)")
         #expect(samples.allSatisfy { $0.labels["filesystem"].map { $0 == fs.top } ?? true })
         // The exact scan knows every size: one figure a group, none of them unknown.
@@ -120,7 +128,8 @@ struct PrometheusMetricsIntegrationTests {
         let start = try #require(lines.firstIndex(of: "groups:"), "no rule file in the man page")
         let end = try #require(lines[start...].firstIndex(of: ".Ed"))
         let rules = lines[start..<end].map(DocumentedExample.unescapeRoff).joined(separator: "\n") + "\n"
-        #expect(rules.contains("carve_snapshot_newest_timestamp_seconds") && rules.contains("carve_filesystem_size_bytes"))
+        #expect(
+            rules.contains("carve_snapshot_newest_timestamp_seconds") && rules.contains("carve_filesystem_size_bytes"))
         let directory = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try rules.write(toFile: directory + "/carve.rules.yml", atomically: true, encoding: .utf8)

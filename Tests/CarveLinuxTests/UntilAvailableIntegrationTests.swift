@@ -24,7 +24,9 @@ struct UntilAvailableIntegrationTests {
             let target = (before.size + 1) / 2
             #expect(before.available < target, "the disk must start short of 50%: \(before)")
 
-            let result = try disk.carve(["snapshots", "thin", disk.mountpoint, "--until-available", "50%", "--yes", "--wait"])
+            let result = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--until-available", "50%", "--yes", "--wait",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let after = try Self.df(disk.mountpoint)
             #expect(after.available >= target, "df says \(after.available) available, \(target) asked for")
@@ -37,12 +39,16 @@ struct UntilAvailableIntegrationTests {
             #expect(after.available - 2 * Self.snapshotBytes < target, "deleted \(deleted): \(after) before \(before)")
             #expect(result.stderr.contains("the target of 50% (512M) holds"), "\(result.stderr)")
 
-            let again = try disk.carve(["snapshots", "thin", disk.mountpoint, "--until-available", "50%", "--yes", "--wait"])
+            let again = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--until-available", "50%", "--yes", "--wait",
+            ])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout.hasPrefix("nothing to delete: ") && again.stdout.split(separator: "\n").count == 1)
             #expect(try disk.subvolumes().count == left.count + 1)
 
-            let unreachable = try disk.carve(["snapshots", "thin", disk.mountpoint, "--until-available", "99%", "--yes"])
+            let unreachable = try disk.carve([
+                "snapshots", "thin", disk.mountpoint, "--until-available", "99%", "--yes",
+            ])
             #expect(unreachable.status == 1, "\(unreachable.stderr)")
             #expect(unreachable.stderr.contains("short of the 99% ("), "\(unreachable.stderr)")
             #expect(try disk.subvolumes().count == left.count + 1)
