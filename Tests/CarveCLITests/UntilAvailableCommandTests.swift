@@ -28,6 +28,29 @@ import Testing
         #expect(result.stderr.contains("available on /mnt: the target of "), "\(result.stderr)")
     }
 
+    /// The extent map claims more than the fake frees: after the first batch (2) the real
+    /// figure is short and a larger batch (4) follows, under a progress bar on a terminal.
+    @Test func laterBatchesFollowTheRealFigure() throws {
+        let harness = DeleteHarness()
+        harness.stderrIsTerminal = true
+        var map = ExtentMap(subvolumes: [256, 300, 301, 302, 303, 304, 305, 310, 311])
+        let claims: [UInt64: UInt64] = [311: 15, 300: 15, 301: 5, 302: 5, 303: 5, 304: 5, 305: 5]
+        for (id, mebibytes) in claims {
+            map.addReference(subvolume: id, diskBytenr: id << 30, diskBytes: mebibytes << 20)
+        }
+        harness.backend.filesystems[0].exact = ExactSizes(map: map, scan: ExtentScanReport(), nodeSize: 16384)
+        let target = "\(Self.availableMiB(harness) + 30)M"
+        let result = harness.run([
+            "thin", "/mnt", "--until-available", target, "--sizes", "exact", "--yes", "--wait",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        // root:2 and home.0 first (claimed 30M, freed 11M), then four more for the 19M missing.
+        #expect(harness.remaining == [256, 305, 310])
+        #expect(result.stderr.contains("19M short of the "), "\(result.stderr)")
+        #expect(result.stderr.contains("deleting 4 more"), "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("deleted 6 snapshots"), "\(result.stdout)")
+    }
+
     @Test func alreadyMetSaysSoInOneLine() {
         let harness = DeleteHarness()
         let result = harness.run(["thin", "/mnt", "--until-available", "50%", "--yes"])
