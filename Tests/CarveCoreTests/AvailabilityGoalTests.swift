@@ -122,6 +122,24 @@ import Testing
         #expect(plan.goal!.shortfall(available: available) == 0)
     }
 
+    /// Ctrl-C while btrfs frees the first batch's space: no further batch, and the run says it was interrupted.
+    @Test func aSignalWhileWaitingStopsBeforeTheNextBatch() throws {
+        var map = ExtentMap(subvolumes: [256] + Array(300...305))
+        for id in UInt64(300)...305 { map.addReference(subvolume: id, diskBytenr: id * 100 * mib, diskBytes: 20 * mib) }
+        fixture.backend.filesystems[0].exact = ExactSizes(map: map, scan: ExtentScanReport(), nodeSize: 16384)
+        var request = try request("\((available + 40 * mib) >> 20)M")
+        request.sizes = .exact
+        final class Caught: @unchecked Sendable { var flag: CancellationFlag? }
+        let caught = Caught()
+        let hooks = DeletionSession.Hooks(
+            note: { _ in }, confirm: { _ in }, catchInterrupts: { caught.flag = $0 },
+            waiting: { _ in caught.flag?.cancel() })
+        let result = try session(wait: true).run(try plan(request), hooks: hooks)
+        #expect(result.report?.done.map(\.snapshot.subvolume.id) == [300, 301])
+        #expect(result.report?.interrupted == true)
+        #expect(result.report?.exitStatus() == .interrupted)
+    }
+
     @Test func withWaitMaxCountBoundsEveryBatch() throws {
         var request = try request("\((available + 40 * mib) >> 20)M")
         request.sizes = .quota

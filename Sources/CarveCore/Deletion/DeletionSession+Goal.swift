@@ -5,7 +5,8 @@ extension DeletionSession {
     /// holds, no eligible snapshot is left, `--max-count` is reached or the run is
     /// interrupted. Returns the last figure read.
     func pursue(
-        _ goal: AvailabilityGoal, plan: inout DeletionPlan, report: inout DeletionReport, hooks: Hooks
+        _ goal: AvailabilityGoal, plan: inout DeletionPlan, report: inout DeletionReport, hooks: Hooks,
+        cancellation: CancellationFlag
     ) throws -> UInt64 {
         let mountpoint = goal.filesystem.mountpoint
         while true {
@@ -14,6 +15,11 @@ extension DeletionSession {
             let now = "\(ByteSize.format(available)) available on \(mountpoint)"
             guard shortfall > 0 else {
                 hooks.note("\(now): the target of \(goal.targetText) holds")
+                return available
+            }
+            // A signal while waiting for the space: no further batch.
+            if cancellation.isCancelled {
+                report.interrupted = true
                 return available
             }
             let room = goal.limit.map { max($0 - report.outcomes.count, 0) } ?? Int.max
@@ -30,7 +36,7 @@ extension DeletionSession {
             var next = DeletionPlan(toDelete: Array(batch))
             next.exactSizes = plan.exactSizes
             try hooks.confirm(next)
-            let more = delete(next, hooks)
+            let more = delete(next, hooks, cancellation)
             plan.toDelete += next.toDelete
             report.outcomes += more.outcomes
             report.notAttempted = more.notAttempted

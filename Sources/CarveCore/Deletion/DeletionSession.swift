@@ -68,11 +68,14 @@ public struct DeletionSession {
         defer { holder.release() }
         finishInterrupted(plan, hooks)
         let before = wait ? try usage(of: plan.toDelete) : nil
-        var report = delete(plan, hooks)
+        let flag = CancellationFlag()
+        hooks.catchInterrupts(flag)
+        var report = delete(plan, hooks, flag)
         if let before, !report.interrupted {
             try waitForCleanup(report, hooks)
             if let goal = plan.goal {
-                result.availableAfter = try pursue(goal, plan: &result.plan, report: &report, hooks: hooks)
+                result.availableAfter = try pursue(
+                    goal, plan: &result.plan, report: &report, hooks: hooks, cancellation: flag)
             }
             result.measuredReclaim = Int64(clamping: before) - Int64(clamping: try usage(of: plan.toDelete))
         }
@@ -111,9 +114,9 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
-    func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
-        let flag = CancellationFlag()
-        hooks.catchInterrupts(flag)
+    /// `flag` is the run's one cancellation flag: a signal while waiting between two
+    /// batches of `--until-available` still stops the run.
+    func delete(_ plan: DeletionPlan, _ hooks: Hooks, _ flag: CancellationFlag) -> DeletionReport {
         let executor = DeletionExecutor(deleter: SnapshotDeleter(backend: backend, rules: rules), cancellation: flag)
         let report = executor.run(plan.toDelete, progress: hooks.outcome)
         hooks.deleted()
