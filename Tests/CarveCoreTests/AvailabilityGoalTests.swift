@@ -101,15 +101,21 @@ import Testing
         try DeletionLimit.check(1)
     }
 
-    /// The extent map claims 20M a snapshot, the fake frees 10M: after each batch the real
-    /// figure is short, and the next batch is planned from it until the target holds.
-    @Test func withWaitTheRealFigureDrivesTheNextBatch() throws {
+    /// The plan for 40M more available, by an extent map that claims 20M a snapshot
+    /// where the fake frees 10M.
+    func overclaimedPlan() throws -> DeletionPlan {
         var map = ExtentMap(subvolumes: [256] + Array(300...305))
         for id in UInt64(300)...305 { map.addReference(subvolume: id, diskBytenr: id * 100 * mib, diskBytes: 20 * mib) }
         fixture.backend.filesystems[0].exact = ExactSizes(map: map, scan: ExtentScanReport(), nodeSize: 16384)
         var request = try request("\((available + 40 * mib) >> 20)M")
         request.sizes = .exact
-        let plan = try plan(request)
+        return try plan(request)
+    }
+
+    /// The extent map claims 20M a snapshot, the fake frees 10M: after each batch the real
+    /// figure is short, and the next batch is planned from it until the target holds.
+    @Test func withWaitTheRealFigureDrivesTheNextBatch() throws {
+        let plan = try overclaimedPlan()
         #expect(ids(plan) == [300, 301])
         var notes: [String] = []
         let result = try session(wait: true).run(
@@ -124,17 +130,12 @@ import Testing
 
     /// Ctrl-C while btrfs frees the first batch's space: no further batch, and the run says it was interrupted.
     @Test func aSignalWhileWaitingStopsBeforeTheNextBatch() throws {
-        var map = ExtentMap(subvolumes: [256] + Array(300...305))
-        for id in UInt64(300)...305 { map.addReference(subvolume: id, diskBytenr: id * 100 * mib, diskBytes: 20 * mib) }
-        fixture.backend.filesystems[0].exact = ExactSizes(map: map, scan: ExtentScanReport(), nodeSize: 16384)
-        var request = try request("\((available + 40 * mib) >> 20)M")
-        request.sizes = .exact
         final class Caught: @unchecked Sendable { var flag: CancellationFlag? }
         let caught = Caught()
         let hooks = DeletionSession.Hooks(
             note: { _ in }, confirm: { _ in }, catchInterrupts: { caught.flag = $0 },
             waiting: { _ in caught.flag?.cancel() })
-        let result = try session(wait: true).run(try plan(request), hooks: hooks)
+        let result = try session(wait: true).run(try overclaimedPlan(), hooks: hooks)
         #expect(result.report?.done.map(\.snapshot.subvolume.id) == [300, 301])
         #expect(result.report?.interrupted == true)
         #expect(result.report?.exitStatus() == .interrupted)
