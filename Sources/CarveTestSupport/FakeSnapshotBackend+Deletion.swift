@@ -69,7 +69,7 @@ extension FakeSnapshotBackend {
             filesystems.first { $0.filesystem.uuid == filesystem.uuid }?.subvolumes
             .reduce(UInt64(0)) { $0 + ($1.exclusive ?? 0) } ?? 0
         let used = Self.baseUsage + held
-        return SpaceUsage(used: used, available: 100 * Self.baseUsage - used)
+        return SpaceUsage(used: used, available: 100 * Self.baseUsage - used, size: 100 * Self.baseUsage)
     }
 
     private func stored(_ id: UInt64, on filesystem: Filesystem) -> Volume? {

@@ -19,6 +19,7 @@ struct SnapshotsListCommand: ParsableCommand {
               $ carve snapshots list / --manager snapper --older-than 30d --keep-last 5
               $ carve snapshots list / --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --explain
               $ carve snapshots list /home --json
+              $ carve snapshots list --prometheus
             """
     )
 
@@ -39,6 +40,7 @@ struct SnapshotsListCommand: ParsableCommand {
     private func list() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return SnapshotListingView.columnHelp(to: services.output) }
+        try options.checkOutputs()
         let view = try SnapshotListingView(options: options)
         let request = SnapshotListRequest(
             paths: paths, selection: try selection.selection(timeZone: services.clock.timeZone),
@@ -46,6 +48,10 @@ struct SnapshotsListCommand: ParsableCommand {
         let listings = try request.listings(backend: services.snapshots) { list in
             try ScanProgressLine.around(services, list)
         }
-        view.render(listings, request, services)
+        guard options.prometheus else { return view.render(listings, request, services) }
+        let metrics = SnapshotMetricsView(
+            listings, request, now: services.clock.now, space: services.snapshots.spaceUsage, warn: services.output.warn
+        )
+        services.output.write(metrics.rendered())
     }
 }

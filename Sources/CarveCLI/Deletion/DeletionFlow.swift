@@ -22,16 +22,17 @@ struct DeletionFlow {
     /// Runs the session on the plan `planning` computes, then reports.
     func run(planning: () throws -> DeletionPlan) throws {
         let started = services.clock.now
-        let plan = try ScanProgressLine.around(services) { try planning() }
+        let plan = try ScanProgressLine.around(services) { try planning() }.limited(to: options.maxCount)
         for note in plan.notes { output.note(note) }
         let session = DeletionSession(
             backend: services.snapshots, lock: deletion.lock, lockTimeout: options.lockTimeout, rules: options.rules,
             dryRun: options.dryRun, wait: options.wait)
         let progress = ProgressBar(output: output, enabled: services.stderrIsTerminal, total: plan.toDelete.count)
         let result = try session.run(plan, hooks: hooks(progress))
-        var view = DeletionReportView(plan: plan, dryRun: options.dryRun)
+        var view = DeletionReportView(plan: result.plan, dryRun: options.dryRun)
         view.report = result.report
         view.measuredReclaim = result.measuredReclaim
+        view.availableAfter = result.availableAfter
         view.started = started
         view.finished = services.clock.now
         try finish(view)

@@ -35,6 +35,13 @@ struct DeletionOptions: ParsableArguments {
             valueName: "seconds"))
     var lockTimeout: Double = 0
 
+    @Option(
+        name: .customLong("max-count"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Delete at most N snapshots this run, oldest first (thin: in its order); the rest wait for a later run.",
+            valueName: "n"))
+    var maxCount: Int?
+
     @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
     var syslog = false
 
@@ -70,5 +77,6 @@ struct DeletionOptions: ParsableArguments {
             throw UsageError("invalid value '\(lockTimeout)' for --lock-timeout: must be 0 or more seconds")
         }
         if dryRun && wait { throw UsageError("--dry-run and --wait conflict: a dry run deletes nothing to wait for") }
+        try DeletionLimit.check(maxCount)
     }
 }

@@ -9,6 +9,8 @@ struct DeletionReportView {
     var report: DeletionReport?
     /// Measured with --wait: bytes the filesystems' used space shrank by.
     var measuredReclaim: Int64?
+    /// `thin --until-available --wait`: the available bytes read after the last batch.
+    var availableAfter: UInt64?
     /// When the run began (before planning) and ended, for the JSON report.
     var started: Date?
     var finished: Date?
@@ -76,6 +78,7 @@ struct DeletionReportView {
 
     /// The result in one line, for stdout.
     func summaryText() -> String {
+        if let goal = plan.goal, goal.shortfall(available: goal.availableBefore) == 0 { return goal.metText }
         if plan.toDelete.isEmpty {
             return plan.protected.isEmpty
                 ? "no snapshots matched"
@@ -92,6 +95,9 @@ struct DeletionReportView {
         if failed > 0 { parts.append("\(failed) failed") }
         if !plan.protected.isEmpty { parts.append("\(plan.protected.count) protected") }
         if report.interrupted { parts.append("interrupted, \(report.notAttempted.count) not attempted") }
+        if let goal = plan.goal, let availableAfter {
+            parts.append("\(ByteSize.format(availableAfter)) available, \(goal.targetText) asked for")
+        }
         return parts.joined(separator: ", ")
     }
 
@@ -148,17 +154,29 @@ struct DeletionReportView {
             ])
         }
         let utc = TimeZone(secondsFromGMT: 0)!
-        return .document([
-            ("started", started.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
-            ("finished", finished.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
-            ("dry_run", .bool(dryRun)),
-            ("deleted", .array(deleted.map(Self.snapshotJSON))),
-            ("failed", .array(failed)),
-            ("protected", .array(protected)),
-            ("kept", .array(kept)),
-            ("estimated_reclaim", .uint(estimatedReclaim)),
-            ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
-            ("interrupted", .bool(report?.interrupted ?? false)),
+        return .document(
+            [
+                ("started", started.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
+                ("finished", finished.map { .string(DateText.iso8601($0, timeZone: utc)) } ?? .null),
+                ("dry_run", .bool(dryRun)),
+                ("deleted", .array(deleted.map(Self.snapshotJSON))),
+                ("failed", .array(failed)),
+                ("protected", .array(protected)),
+                ("kept", .array(kept)),
+                ("estimated_reclaim", .uint(estimatedReclaim)),
+                ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),
+                ("interrupted", .bool(report?.interrupted ?? false)),
+            ] + (plan.goal.map { [("until_available", goalJSON($0))] } ?? []))
+    }
+
+    /// `"until_available"`: the target and the available figures around the run.
+    private func goalJSON(_ goal: AvailabilityGoal) -> JSONValue {
+        .object([
+            ("asked", .string(goal.asked)), ("target", .uint(goal.target)), ("size", .uint(goal.size)),
+            ("available_before", .uint(goal.availableBefore)),
+            ("available_after", availableAfter.map { .uint($0) } ?? .null),
+            ("met_before", .bool(goal.shortfall(available: goal.availableBefore) == 0)),
+            ("met_after", availableAfter.map { .bool(goal.shortfall(available: $0) == 0) } ?? .null),
         ])
     }
 }

@@ -32,7 +32,8 @@ final class ProgressBar {
 
     private func draw() {
         guard enabled, total > 0 else { return }
-        let filled = done * width / total
+        // A later batch of thin --until-available --wait counts from 1 again: never past the end.
+        let filled = min(done, total) * width / total
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         output.writeError("\r[\(bar)] \(done)/\(total) deleted")
     }

@@ -13,7 +13,7 @@ enum BulkSnapshotNames {
         "--id", "--filesystem", "--older-than", "--before", "--after", "--match", "--manager", "--source",
         "--cleanup", "--keep-last", "--keep-hourly", "--keep-daily", "--keep-weekly", "--keep-monthly", "--keep-yearly",
         "--keep-within",
-        "--lock-timeout", "--sizes", "--options-file",
+        "--lock-timeout", "--sizes", "--options-file", "--max-count",
     ]
 
     /// The arguments to parse and the names set apart; nil when `arguments` are not

@@ -23,7 +23,23 @@ struct ListOptions: ParsableArguments {
     @Flag(name: .customLong("json"), help: "Print JSON: {\"snapshots\": [...]}.")
     var jsonFlag = false
 
+    @Flag(
+        help:
+            "Print Prometheus metrics for node_exporter's textfile collector: counts, sizes and dates by filesystem, manager and source."
+    )
+    var prometheus = false
+
     @OptionGroup var report: ReportOptions
+
+    /// --prometheus is an output of its own: with another one it is bad input.
+    func checkOutputs() throws(UsageError) {
+        guard prometheus else { return }
+        if json { throw UsageError("--prometheus and --json are one or the other: metrics or a JSON listing") }
+        if output != nil || explain || sort != nil {
+            throw UsageError(
+                "--prometheus prints every metric in a fixed form: --output, --sort and --explain do not apply")
+        }
+    }
 
     var json: Bool { report.json(jsonFlag) }
 

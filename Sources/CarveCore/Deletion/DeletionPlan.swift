@@ -27,6 +27,8 @@ public struct DeletionPlan: Sendable {
     /// With retention rules: the snapshots they keep, oldest first, so a dry run can say
     /// why each survivor survives.
     public var kept: [KeptSnapshot] = []
+    /// `thin --until-available`: the target, so that `--wait` can check it after each batch.
+    public var goal: AvailabilityGoal? = nil
 
     /// The snapshots of a listing that retention keeps, by the outcome of its selection.
     static func keptByRetention(_ outcome: SelectionOutcome, in listing: VolumeListing) -> [KeptSnapshot] {

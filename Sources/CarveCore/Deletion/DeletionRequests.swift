@@ -87,6 +87,8 @@ public struct ThinRequest: Sendable {
     public var bestEffort: Bool
     /// How sizes are found: quota, or exact (thin then chooses by what the set frees together).
     public var sizes: SizeMode = .auto
+    /// `--until-available` instead of `--free`: `target` is then unused.
+    public var availability: AvailabilityTarget? = nil
 
     public init(
         path: String, free: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool
@@ -99,6 +101,7 @@ public struct ThinRequest: Sendable {
     }
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
+        if let availability { return try plan(until: availability, backend: backend, rules: rules, now: now) }
         let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
         guard let listing = listings.first else {
             throw UsageError("\(path): no btrfs filesystem")

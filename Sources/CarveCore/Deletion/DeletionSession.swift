@@ -33,10 +33,13 @@ public struct DeletionSession {
 
     /// What the run did.
     public struct Result {
+        public var plan: DeletionPlan
         /// nil for a dry run, or when nothing was to be deleted.
         public var report: DeletionReport?
         /// With `wait`: bytes the filesystems' used space shrank by.
         public var measuredReclaim: Int64?
+        /// `--until-available` with `wait`: the available bytes read after the last batch.
+        public var availableAfter: UInt64?
     }
 
     public var backend: any SnapshotBackend
@@ -55,7 +58,7 @@ public struct DeletionSession {
     }
 
     public func run(_ plan: DeletionPlan, hooks: Hooks) throws -> Result {
-        var result = Result()
+        var result = Result(plan: plan)
         if dryRun || plan.toDelete.isEmpty {
             finishInterruptedWithoutDeleting(plan, hooks)
             return result
@@ -65,12 +68,18 @@ public struct DeletionSession {
         defer { holder.release() }
         finishInterrupted(plan, hooks)
         let before = wait ? try usage(of: plan.toDelete) : nil
-        let report = delete(plan, hooks)
-        result.report = report
+        let flag = CancellationFlag()
+        hooks.catchInterrupts(flag)
+        var report = delete(plan, hooks, flag)
         if let before, !report.interrupted {
             try waitForCleanup(report, hooks)
+            if let goal = plan.goal {
+                result.availableAfter = try pursue(
+                    goal, plan: &result.plan, report: &report, hooks: hooks, cancellation: flag)
+            }
             result.measuredReclaim = Int64(clamping: before) - Int64(clamping: try usage(of: plan.toDelete))
         }
+        result.report = report
         return result
     }
 
@@ -105,16 +114,15 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
-    /// Deletes the snapshots one after another, going on past failures; a signal stops
-    /// the run between two snapshots.
-    private func delete(_ plan: DeletionPlan, _ hooks: Hooks) -> DeletionReport {
-        let cancellation = CancellationFlag()
-        hooks.catchInterrupts(cancellation)
+    /// Deletes the snapshots one after another, going on past failures; a signal stops the
+    /// run between two snapshots. `flag` is the run's one cancellation flag: a signal while waiting between two
+    /// batches of `--until-available` still stops the run.
+    func delete(_ plan: DeletionPlan, _ hooks: Hooks, _ flag: CancellationFlag) -> DeletionReport {
         let deleter = SnapshotDeleter(backend: backend, rules: rules)
         let snapshots = plan.toDelete
         var report = DeletionReport()
         for (index, snapshot) in snapshots.enumerated() {
-            if cancellation.isCancelled {
+            if flag.isCancelled {
                 report.interrupted = true
                 report.notAttempted = Array(snapshots[index...])
                 break
@@ -124,7 +132,7 @@ public struct DeletionSession {
             hooks.outcome(outcome, index + 1, snapshots.count)
         }
         // A signal during the last deletion still interrupts the run as the user asked.
-        if cancellation.isCancelled { report.interrupted = true }
+        if flag.isCancelled { report.interrupted = true }
         hooks.deleted()
         return report
     }
@@ -134,7 +142,7 @@ public struct DeletionSession {
         try filesystems(snapshots).reduce(0) { $0 + (try backend.spaceUsage(of: $1).used) }
     }
 
-    private func waitForCleanup(_ report: DeletionReport, _ hooks: Hooks) throws {
+    func waitForCleanup(_ report: DeletionReport, _ hooks: Hooks) throws {
         let done = report.done.map(\.snapshot)
         hooks.waiting(done.count)
         for filesystem in filesystems(done) {

@@ -12,6 +12,9 @@ public enum ThinRefusal: ReportableError, Equatable {
     case notEnough(filesystem: String, eligible: Int, estimate: UInt64, target: UInt64)
     /// Nothing on the filesystem may be deleted.
     case nothingEligible(filesystem: String, target: UInt64)
+    /// `--until-available`: even every eligible snapshot leaves less available than asked.
+    case targetUnreachable(
+        filesystem: String, eligible: Int, available: UInt64, expected: UInt64, target: String, shortfall: UInt64)
 
     public var message: String {
         switch self {
@@ -26,6 +29,13 @@ public enum ThinRefusal: ReportableError, Equatable {
                 + "nothing deleted (--best-effort deletes them anyway)"
         case .nothingEligible(let filesystem, let target):
             "no snapshot on \(filesystem) may be deleted to free \(ByteSize.format(target)); nothing deleted"
+        case .targetUnreachable(let filesystem, let eligible, let available, let expected, let target, let shortfall):
+            "\(ByteSize.format(available)) available on \(filesystem); "
+                + (eligible == 0
+                    ? "no snapshot may be deleted"
+                    : "deleting all \(eligible) eligible snapshots would leave about \(ByteSize.format(expected))")
+                + " available, \(ByteSize.format(shortfall)) short of the \(target) asked for; nothing deleted"
+                + (eligible == 0 ? "" : " (--best-effort deletes them anyway)")
         }
     }
 

@@ -10,9 +10,13 @@ public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
 /// and marking deletions so a killed run is finished by the next. btrfs has them all.
 public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting & InterruptedDeletionMarking
 
-/// A filesystem's space: logical bytes used by data and metadata, and what statfs calls available.
+/// A filesystem's space: logical bytes used by data and metadata, and what statfs calls
+/// available and the size (what `df` shows; 0 when unknown).
 public struct SpaceUsage: Sendable, Hashable, Codable {
     public var used: UInt64
     public var available: UInt64
-    public init(used: UInt64, available: UInt64) { self.used = used; self.available = available }
+    public var size: UInt64
+    public init(used: UInt64, available: UInt64, size: UInt64 = 0) {
+        self.used = used; self.available = available; self.size = size
+    }
 }

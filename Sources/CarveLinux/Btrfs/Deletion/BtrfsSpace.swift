@@ -17,8 +17,12 @@ enum BtrfsSpace {
         guard fstatvfs(fd, &info) == 0 else {
             throw SystemCallError("cannot read free space of \(mountpoint)", call: "fstatvfs", errno: errno)
         }
+        // What df shows: for btrfs the kernel's estimate of what a new data write can get
+        // (free space in data chunks plus unallocated space, by the data profile's ratio,
+        // less the global reserve) and the size by the same ratio.
         let available = UInt64(info.f_bavail) * UInt64(info.f_frsize)
-        return SpaceUsage(used: try usedBytes(fd, mountpoint), available: available)
+        let size = UInt64(info.f_blocks) * UInt64(info.f_frsize)
+        return SpaceUsage(used: try usedBytes(fd, mountpoint), available: available, size: size)
     }
 
     /// Sums used_bytes of the data and metadata space infos, leaving out system

@@ -1,0 +1,53 @@
+extension ThinRequest {
+    /// `thin PATH --until-available SIZE|N%`: parses the target; `--free` is not given.
+    public init(
+        path: String, untilAvailable: String, selection: SnapshotSelection, order: ThinOrder, bestEffort: Bool
+    ) throws(UsageError) {
+        self.path = path; self.target = 0; self.selection = selection; self.order = order
+        self.bestEffort = bestEffort
+        availability = try AvailabilityTarget.parse(untilAvailable)
+    }
+
+    /// Reads the filesystem's space first: when the target holds already, nothing is
+    /// listed or scanned and the plan is empty. Else the selected snapshots the rules
+    /// allow, in thin's order, until what they free is expected to bring the available
+    /// space up to the target (see `AvailabilityGoal.plan`).
+    func plan(
+        until availability: AvailabilityTarget, backend: any SnapshotBackend, rules: DeletionRules, now: Date
+    ) throws -> DeletionPlan {
+        let filesystem = try backend.filesystem(named: SnapshotResolver.absolute(path, from: backend.workingDirectory))
+        let space = try backend.spaceUsage(of: filesystem)
+        guard space.size > 0 else {
+            throw RuntimeError("cannot read the size of \(filesystem.mountpoint): statfs reports 0 blocks")
+        }
+        var goal = AvailabilityGoal(
+            filesystem: filesystem,
+            target: try availability.bytes(ofSize: space.size, filesystem: filesystem.mountpoint),
+            asked: availability.text, space: space, eligible: [], exact: nil)
+        guard goal.shortfall(available: space.available) > 0 else {
+            var plan = DeletionPlan(toDelete: [])
+            plan.goal = goal
+            return plan
+        }
+        let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
+        guard let listing = listings.first else { throw UsageError("\(path): no btrfs filesystem") }
+        let outcome = selection.evaluate(listing.subvolumes, now: now)
+        let allowed = DeletionPlan.make(
+            selected: outcome.selected.map {
+                PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
+            }, rules: rules)
+        goal.eligible = ThinPlanner(target: goal.target, order: order).sorted(allowed.toDelete)
+        goal.exact = listing.exact
+        var plan = DeletionPlan(
+            toDelete: try goal.plan(bestEffort: bestEffort, sizeNote: listing.sizeNote), protected: allowed.protected,
+            notes: listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing]))
+        if goal.everything < goal.shortfall(available: space.available) {
+            plan.notes.append("--best-effort: deleting every eligible snapshot leaves less available than asked for")
+        }
+        plan.exactSizes = DeletionPlan.exactSizes([listing])
+        plan.interruptedScopes = InterruptedDeletionScope.from([listing])
+        plan.kept = DeletionPlan.keptByRetention(outcome, in: listing).sorted { olderFirst($0.snapshot, $1.snapshot) }
+        plan.goal = goal
+        return plan
+    }
+}
