@@ -42,6 +42,17 @@ private func carve(_ arguments: [String]) -> RunResult {
                   target size                 1G (1073741824 bytes)
                   minimum size                700M (734003200 bytes), from resize2fs -P
                   partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+                Steps:
+                  sfdisk --dump /dev/sda | grep -q '^/dev/sda2 : start= *8390656, size= *4194304,'
+                      writes nothing: fails unless partition 2 still starts at sector 8390656 with 4194304 sectors, as carve checked; if it fails, run carve check again
+                  e2fsck -f -y /dev/sda2
+                      resize2fs shrinks only a filesystem checked since its last mount; exit status 1 means e2fsck repaired something: stop and run carve check again
+                  resize2fs /dev/sda2 1048576K
+                      shrinks the filesystem to 1G (1073741824 bytes, a whole number of 4096-byte blocks), before its partition; K is KiB to resize2fs, so the size is exact
+                  sfdisk --dump /dev/sda | grep -q '^/dev/sda2 : start= *8390656, size= *4194304,' && echo 'start=8390656, size=2097152' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/sda
+                      shrinks partition 2 to sectors 8390656-10487807 (1G, 1073741824 bytes), only if the table is still as checked
+                  partx -u /dev/sda
+                      tells the kernel the new table, partition by partition (works while other partitions are mounted)
 
                 """)
     }
@@ -70,6 +81,16 @@ private func carve(_ arguments: [String]) -> RunResult {
                    "verdict": "fits",
                    "blockers": [],
                    "remedies": [],
+                   "steps": [
+                      {
+                         "command": "echo 'start=12584960, size=2097152, type=L' | sfdisk --no-reread --no-tell-kernel --append /dev/sda",
+                         "explanation": "creates the new partition at sectors 12584960-14682111 (1G, aligned to 1 MiB, type Linux filesystem); sfdisk refuses if those sectors are in use. No filesystem is made on it: that is your choice"
+                      },
+                      {
+                         "command": "partx -u /dev/sda",
+                         "explanation": "tells the kernel the new table, partition by partition (works while other partitions are mounted)"
+                      }
+                   ],
                    "new_partition": {
                       "start": 12584960,
                       "end": 14682111,

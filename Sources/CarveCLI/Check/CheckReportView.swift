@@ -32,6 +32,13 @@ enum CheckReportView {
                         ])
                     })
             ),
+            (
+                "steps",
+                .array(
+                    report.steps.map { step in
+                        .object([("command", .string(step.command)), ("explanation", .string(step.explanation))])
+                    })
+            ),
             ("new_partition", report.newPartition.map(range) ?? .null),
             (
                 "resized_partition",
@@ -83,6 +90,13 @@ enum CheckReportView {
             for remedy in report.remedies {
                 lines.append("  \(remedy.command)")
                 lines.append("      " + (remedy.frees.map { "frees \(ByteSize.format($0)): " } ?? "") + remedy.detail)
+            }
+        }
+        if !report.steps.isEmpty {
+            lines.append("Steps:")
+            for step in report.steps {
+                lines.append("  \(step.command)")
+                lines.append("      \(step.explanation)")
             }
         }
         if !report.notes.isEmpty {

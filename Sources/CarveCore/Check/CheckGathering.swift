@@ -107,6 +107,7 @@ struct Gatherer {
             let diskPath = devices.first { $0.name == parent }?.path ?? "/dev/\(parent)"
             if let table = try knownTable ?? environment.tables.table(ofDisk: diskPath) {
                 subject.table = table
+                subject.diskPath = diskPath
                 subject.partition = entry(for: device, in: table)
             }
         }

@@ -8,13 +8,15 @@ extension CheckPlanner {
         let operation = CheckOperation.newPartition(bytes)
         for gap in table.freeGaps {
             if let place = table.alignedPlace(bytes: bytes, from: gap.start, through: gap.end) {
-                return CheckReport(
+                var report = CheckReport(
                     device: disk.path, filesystem: nil, operation: operation, currentSize: table.bytes(gap.size),
                     targetSize: bytes, newPartition: place,
                     notes: [
                         "the free gap at sectors \(gap.start)-\(gap.end) (\(ByteSize.format(table.bytes(gap.size)))) holds it"
                     ]
                 )
+                report.steps = ResizeSteps.plan(report, subject: nil, target: nil)
+                return report
             }
         }
         let largestGap = table.freeGaps.map { table.bytes($0.size) }.max() ?? 0
@@ -38,6 +40,7 @@ extension CheckPlanner {
             )
         }
         report.blockers.insert(Blocker(.noRoom, bytes: bytes - min(bytes, largestGap), detail: noGap), at: 0)
+        report.steps = []
         for other in candidates where other.shrunkPartition != report.shrunkPartition {
             let why = other.blockers.first?.detail ?? "fits"
             report.notes.append("shrinking partition \(other.shrunkPartition?.number ?? 0) instead: \(why)")
@@ -65,6 +68,9 @@ extension CheckPlanner {
             range: SectorRange(start: partition.start, end: newStart - 1, sectorSize: table.sectorSize)
         )
         report.newPartition = SectorRange(start: newStart, end: newStart + length - 1, sectorSize: table.sectorSize)
+        var target = subject.stepTarget
+        target?.disk = disk.path
+        report.steps = ResizeSteps.plan(report, subject: subject, target: target)
         return report
     }
 
