@@ -21,11 +21,12 @@ private let sizer = FakeFilesystemSizer([
     "/dev/sda2": FilesystemFigures(fsType: "ext4", minimum: 700 * .mib, source: "resize2fs -P"),
 ])
 
-private func carve(_ arguments: [String]) -> RunResult {
+private func carve(_ arguments: [String], schedules: SnapshotSchedules? = nil) -> RunResult {
     runCarve(["check"] + arguments) { captured in
         Services(
             devices: devices, snapshots: FakeSnapshotBackend(), output: captured, isRoot: true,
-            partitionTables: tables, filesystemSizer: sizer, mounts: FakeMountTable()
+            partitionTables: tables, filesystemSizer: sizer, mounts: FakeMountTable(),
+            snapshotSchedules: schedules.map(FixedSnapshotSchedules.init)
         )
     }
 }
@@ -55,6 +56,42 @@ private func carve(_ arguments: [String]) -> RunResult {
                       tells the kernel the new table, partition by partition (works while other partitions are mounted)
 
                 """)
+    }
+
+    /// timeshift writes to sda2 (its UUID): the check names the cron job and how to pause it.
+    @Test func snapshotTimersOfTheFilesystemAreNamedWithTheirPauseAndResume() {
+        let schedules = SnapshotSchedules(
+            enabledTimers: ["snapper-timeline.timer"],
+            snapperTimelines: [SnapperTimeline(name: "root", subvolume: "/")],
+            timeshiftCronFiles: ["/etc/cron.d/timeshift-hourly"],
+            timeshiftDeviceUUID: "0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01", unknowns: ["carve could not tell X"])
+        let result = carve(["/dev/sda2", "--shrink-to", "1G"], schedules: schedules)
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                """
+                  partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+                Snapshot timers (pause them until the repartition is done):
+                  /etc/cron.d/timeshift-hourly: timeshift writes its snapshots to this filesystem
+                      pause:  mv /etc/cron.d/timeshift-hourly /etc/cron.d/.timeshift-hourly.paused
+                      resume: mv /etc/cron.d/.timeshift-hourly.paused /etc/cron.d/timeshift-hourly
+                Steps:
+
+                """), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("Notes:\n  carve could not tell X\n"))
+        let json = carve(["/dev/sda2", "--shrink-to", "1G", "--json"], schedules: schedules)
+        #expect(
+            json.stdout.contains(
+                """
+                   "snapshot_timers": [
+                      {
+                         "name": "/etc/cron.d/timeshift-hourly",
+                         "detail": "timeshift writes its snapshots to this filesystem",
+                         "pause": "mv /etc/cron.d/timeshift-hourly /etc/cron.d/.timeshift-hourly.paused",
+                         "resume": "mv /etc/cron.d/.timeshift-hourly.paused /etc/cron.d/timeshift-hourly"
+                      }
+                   ],
+                """))
     }
 
     @Test func aShrinkThatDoesNotFitExitsThreeWithEveryBlocker() {
@@ -91,6 +128,7 @@ private func carve(_ arguments: [String]) -> RunResult {
                          "explanation": "tells the kernel the new table, partition by partition (works while other partitions are mounted)"
                       }
                    ],
+                   "snapshot_timers": [],
                    "new_partition": {
                       "start": 12584960,
                       "end": 14682111,

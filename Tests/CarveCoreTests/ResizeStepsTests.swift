@@ -23,7 +23,8 @@ import Testing
                 Self.sda2Guard,
                 "e2fsck -f -y /dev/sda2",
                 "resize2fs /dev/sda2 1048576K",
-                Self.sda2Guard + " && echo 'start=8390656, size=2097152' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/sda",
+                Self.sda2Guard
+                    + " && echo 'start=8390656, size=2097152' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/sda",
                 "partx -u /dev/sda",
             ])
         #expect(report.steps[2].explanation.contains("1G (1073741824 bytes, 262144 blocks of 4096 bytes)"))
@@ -67,7 +68,8 @@ import Testing
             report.steps.map(\.command) == [
                 guardCommand,
                 "btrfs filesystem resize 3:\(shrunk.bytes) '/srv/my data'",
-                guardCommand + " && echo 'start=2048, size=\(shrunk.sectors)' | sfdisk --no-reread --no-tell-kernel -N 1 /dev/sda",
+                guardCommand
+                    + " && echo 'start=2048, size=\(shrunk.sectors)' | sfdisk --no-reread --no-tell-kernel -N 1 /dev/sda",
                 "echo 'start=\(new.start), size=\(new.sectors), type=L' | sfdisk --no-reread --no-tell-kernel --append /dev/sda",
                 "partx -u /dev/sda",
             ])

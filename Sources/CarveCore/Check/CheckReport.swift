@@ -110,6 +110,8 @@ public struct CheckReport: Sendable, Hashable {
     public var notes: [String]
     /// When it fits: the commands that make it real, in order (ResizeSteps.swift).
     public var steps: [ResizeStep] = []
+    /// Timers and cron jobs that would take snapshots of the filesystem meanwhile.
+    public var timers: [SnapshotTimer] = []
 
     public init(
         device: String, filesystem: String?, operation: CheckOperation, currentSize: UInt64?, targetSize: UInt64,

@@ -59,7 +59,9 @@ public enum ResizeSteps {
     static func blockSize(_ subject: ShrinkSubject) -> UInt64 { max(1, subject.figures.blockSize ?? 4096) }
 
     /// What the filesystem's own tool runs before the table changes, and after.
-    static func filesystemSteps(_ subject: ShrinkSubject, to bytes: UInt64) -> (before: [ResizeStep], after: [ResizeStep])? {
+    static func filesystemSteps(
+        _ subject: ShrinkSubject, to bytes: UInt64
+    ) -> (before: [ResizeStep], after: [ResizeStep])? {
         let device = CheckPlanner.shellQuoted(subject.device.path)
         let block = blockSize(subject)
         let blocks =
@@ -76,7 +78,8 @@ public enum ResizeSteps {
                             + "e2fsck repaired something: stop and run carve check again"),
                     ResizeStep(
                         "resize2fs \(device) \(bytes / 1024)K",
-                        "shrinks the filesystem to \(size), before its partition; K is KiB to resize2fs, so the size is exact"),
+                        "shrinks the filesystem to \(size), before its partition; K is KiB to resize2fs, so the size is exact"
+                    ),
                 ], []
             )
         case "btrfs":
@@ -87,7 +90,7 @@ public enum ResizeSteps {
                     ResizeStep(
                         "btrfs filesystem resize \(devid):\(bytes) \(CheckPlanner.shellQuoted(mountpoint))",
                         "shrinks device \(devid) of the mounted btrfs to \(size), relocating the chunks beyond the new end, "
-                            + "before its partition"),
+                            + "before its partition")
                 ], []
             )
         case "ntfs":
