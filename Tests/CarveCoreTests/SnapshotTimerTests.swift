@@ -19,7 +19,8 @@ import Testing
         btrbkVolumes: ["/home"], timeshiftCronFiles: ["/etc/cron.d/timeshift-hourly"],
         timeshiftDeviceUUID: "root-uuid",
         prunePolicies: [
-            PrunePolicy(instance: "home", filesystems: ["/home/.snapshots"]), PrunePolicy(instance: "lost", filesystems: nil),
+            PrunePolicy(instance: "home", filesystems: ["/home/.snapshots"]),
+            PrunePolicy(instance: "lost", filesystems: nil),
         ],
         unknowns: ["not whether one was started by hand"])
 
@@ -67,6 +68,8 @@ import Testing
         let found = SnapshotTimerPlanner.timers(for: ["/srv"], uuid: nil, mounts: [Self.root], in: schedules)
         #expect(found.timers.map(\.name).contains("btrbk.timer"))
         #expect(found.timers.first { $0.name == "btrbk.timer" }?.detail.contains("could not read btrbk.conf") == true)
-        #expect(found.timers.first { $0.name.hasPrefix("/etc/cron.d") }?.detail.contains("could not read timeshift.json") == true)
+        #expect(
+            found.timers.first { $0.name.hasPrefix("/etc/cron.d") }?.detail.contains("could not read timeshift.json")
+                == true)
     }
 }

@@ -30,7 +30,8 @@ import Testing
                 Self.wants + "snapper-timeline.timer": "/lib/systemd/system/snapper-timeline.timer",
                 Self.wants + "btrbk.timer": "/lib/systemd/system/btrbk.timer",
                 Self.wants + "carve-prune@home.timer": "/lib/systemd/system/carve-prune@.timer",
-                "run/systemd/system/timers.target.wants/carve-prune@gone.timer": "/lib/systemd/system/carve-prune@.timer",
+                "run/systemd/system/timers.target.wants/carve-prune@gone.timer":
+                    "/lib/systemd/system/carve-prune@.timer",
                 Self.wants + "apt-daily.timer": "/lib/systemd/system/apt-daily.timer",
             ])
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -88,12 +88,15 @@ public enum SnapshotTimerPlanner {
                 }
             } else {
                 timers.append(
-                    systemd("btrbk.timer", "runs btrbk; carve could not read btrbk.conf to tell which volumes it snapshots"))
+                    systemd(
+                        "btrbk.timer", "runs btrbk; carve could not read btrbk.conf to tell which volumes it snapshots")
+                )
             }
         }
         for file in schedules.timeshiftCronFiles {
             guard let deviceUUID = schedules.timeshiftDeviceUUID else {
-                timers.append(cron(file, "runs timeshift; carve could not read timeshift.json to tell which device it writes to"))
+                timers.append(
+                    cron(file, "runs timeshift; carve could not read timeshift.json to tell which device it writes to"))
                 continue
             }
             if deviceUUID == uuid { timers.append(cron(file, "timeshift writes its snapshots to this filesystem")) }
@@ -106,7 +109,8 @@ public enum SnapshotTimerPlanner {
                 continue
             }
             if filesystems.contains(where: onThis) {
-                timers.append(systemd(unit, "deletes snapshots of this filesystem (it writes while the space is checked)"))
+                timers.append(
+                    systemd(unit, "deletes snapshots of this filesystem (it writes while the space is checked)"))
             }
         }
         notes += schedules.unknowns

@@ -56,7 +56,8 @@ public struct SnapshotScheduleFiles: SnapshotScheduleReader {
 
     /// `volume PATH` lines of btrbk.conf (where btrbk looks for it first).
     func btrbkVolumes() -> [String]? {
-        guard let text = ["/etc/btrbk/btrbk.conf", "/etc/btrbk.conf"].lazy.compactMap({ Files.text(host.path($0)) }).first
+        guard
+            let text = ["/etc/btrbk/btrbk.conf", "/etc/btrbk.conf"].lazy.compactMap({ Files.text(host.path($0)) }).first
         else { return nil }
         return text.split(separator: "\n").compactMap { line in
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
