@@ -1,4 +1,5 @@
 import CarveCore
+import CarveLinux
 import CarveTestSupport
 import Foundation
 import Testing
@@ -46,6 +47,7 @@ extension CheckValidationTests {
 
             let report = try StepRunner.check([part, "--shrink-to", "700M"])
             let steps = try StepRunner.steps(report)
+            if label == "gpt" { try expectTimersNamed(part, mountpoint) }
             #expect(steps.contains { $0.hasPrefix("btrfs filesystem resize 1:734003200 ") })
             for step in steps { try StepRunner.run(step) }
 
@@ -62,6 +64,28 @@ extension CheckValidationTests {
             let check = try Shell.run(["btrfs", "check", "--readonly", part])
             #expect(check.status == 0, "btrfs check after the steps: \(check.stderr)")
         }
+    }
+
+    /// A host whose snapper timeline snapshots this very mountpoint: the check names the
+    /// timer with its pause command; a timer masked in /run is not named.
+    func expectTimersNamed(_ part: String, _ mountpoint: String) throws {
+        let wants = "etc/systemd/system/timers.target.wants/"
+        let root = try Integration.makeTree(
+            [
+                "etc/snapper/configs/data": "SUBVOLUME=\"\(mountpoint)\"\nTIMELINE_CREATE=\"yes\"\n",
+                "etc/btrbk/btrbk.conf": "volume \(mountpoint)\n",
+            ],
+            links: [
+                wants + "snapper-timeline.timer": "/lib/systemd/system/snapper-timeline.timer",
+                wants + "btrbk.timer": "/lib/systemd/system/btrbk.timer",
+                "run/systemd/system/btrbk.timer": "/dev/null",
+            ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let report = try CheckHarness.check(
+            part, .shrinkTo(700 * Self.mebibyte), schedules: SnapshotScheduleFiles(host: HostRoot(root)))
+        #expect(report.timers.map(\.name) == ["snapper-timeline.timer"])
+        #expect(report.timers.first?.pause == "systemctl stop snapper-timeline.timer")
+        #expect(report.notes.contains { $0.contains("systemctl list-timers") })
     }
 
     /// The partition is moved after the check: the first step fails, and neither the

@@ -49,7 +49,13 @@ struct SnapshotsThinCommand: ParsableCommand {
             path: path, free: free, selection: selection.selection(), order: order, bestEffort: bestEffort)
         request.sizes = deletion.sizes
         try flow.run {
-            try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+            var plan = try request.plan(
+                backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+            // A person at the prompt is told what would take new snapshots of this filesystem.
+            if flow.services.stdinIsTerminal, !deletion.yes, !deletion.json, let first = plan.toDelete.first {
+                plan.notes += flow.services.snapshotTimerNotes(for: first.filesystem)
+            }
+            return plan
         }
     }
 }
