@@ -10,12 +10,8 @@ import Testing
 extension CheckValidationTests {
     @Test(arguments: ["gpt", "dos"])
     func unmountedExt4ShrinksForANewPartitionByRunningTheSteps(_ label: String) throws {
-        try withLoopDisk(size: "1200M", sfdisk: "label: \(label)\n,,L\n") { disk in
-            let part = disk.partition(1)
-            try Shell.check(["mkfs.ext4", "-q", "-F", part])
-            let mountpoint = try disk.mount(part)
-            try CheckHarness.writeFiles(mountpoint, count: 15, mebibytes: 10)
-            let checksum = try StepRunner.checksum(mountpoint)
+        try StepRunner.withFilledDisk(label: label, partition: ",,L", mkfs: ["mkfs.ext4", "-q", "-F"]) {
+            disk, part, mountpoint, checksum in
             try disk.unmount(mountpoint)
 
             let report = try StepRunner.check([disk.device, "--new-partition", "600M"])
@@ -38,12 +34,10 @@ extension CheckValidationTests {
 
     @Test(arguments: ["gpt", "dos"])
     func mountedBtrfsShrinksInPlaceByRunningTheSteps(_ label: String) throws {
-        try withLoopDisk(size: "1200M", sfdisk: "label: \(label)\nsize=1000MiB, type=L\n") { disk in
-            let part = disk.partition(1)
-            try Shell.check(["mkfs.btrfs", "-q", "-f", part])
-            let mountpoint = try disk.mount(part)
-            try CheckHarness.writeFiles(mountpoint, count: 20, mebibytes: 10)
-            let checksum = try StepRunner.checksum(mountpoint)
+        try StepRunner.withFilledDisk(
+            label: label, partition: "size=1000MiB, type=L", mkfs: ["mkfs.btrfs", "-q", "-f"]
+        ) {
+            disk, part, mountpoint, checksum in
 
             let report = try StepRunner.check([part, "--shrink-to", "700M"])
             let steps = try StepRunner.steps(report)
@@ -114,6 +108,21 @@ extension CheckValidationTests {
 
 /// Runs carve as a script does and the steps it prints as the user would.
 enum StepRunner {
+    /// A 1200 MiB loop disk with one partition, its filesystem made by `mkfs`, mounted and
+    /// holding 150 MiB of random files, whose checksum `body` gets.
+    static func withFilledDisk(
+        label: String, partition: String, mkfs: [String],
+        _ body: (LoopDisk, _ part: String, _ mountpoint: String, _ checksum: String) throws -> Void
+    ) throws {
+        try withLoopDisk(size: "1200M", sfdisk: "label: \(label)\n\(partition)\n") { disk in
+            let part = disk.partition(1)
+            try Shell.check(mkfs + [part])
+            let mountpoint = try disk.mount(part)
+            try CheckHarness.writeFiles(mountpoint, count: 15, mebibytes: 10)
+            try body(disk, part, mountpoint, try checksum(mountpoint))
+        }
+    }
+
     static func check(_ arguments: [String]) throws -> [String: Any] {
         Udevd.settle()
         let result = try Shell.run([try CheckHarness.carveExecutable(), "check"] + arguments + ["--json"])
