@@ -93,6 +93,21 @@ import Testing
         #expect(try CheckFixture().run("/dev/sda", .newPartition(9 * .gib)).steps.isEmpty)
     }
 
+    @Test func aFullDOSTableHasNoRoomForAFifthPrimary() throws {
+        var fixture = CheckFixture()
+        var table = FakePartitionTableReader.gpt(
+            totalSectors: CheckFixture.diskSectors,
+            partitions: [(2048, 2048), (4096, 2048), (6144, 2048), (8192, 2048)])
+        table.label = .dos
+        fixture.tables.tables["/dev/sda"] = table
+        let report = try fixture.run("/dev/sda", .newPartition(1 * .gib))
+        #expect(report.verdict == .doesNotFit && report.steps.isEmpty)
+        #expect(report.blockers.first?.detail.hasPrefix("the DOS table already holds four primary partitions") == true)
+        table.partitions.removeLast()
+        fixture.tables.tables["/dev/sda"] = table
+        #expect(try fixture.run("/dev/sda", .newPartition(1 * .gib)).verdict == .fits)
+    }
+
     @Test func ntfsIsResizedInBytesBeforeItsPartition() throws {
         var fixture = CheckFixture(second: FakeFilesystem("ntfs"))
         fixture.figures("sda2", "ntfs", minimum: 300 * .mib)

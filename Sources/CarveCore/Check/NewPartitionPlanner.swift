@@ -6,6 +6,11 @@ extension CheckPlanner {
         on disk: BlockDevice, table: PartitionTable, bytes: UInt64, subjects: [ShrinkSubject]
     ) -> CheckReport {
         let operation = CheckOperation.newPartition(bytes)
+        if let full = fullDOSTable(table) {
+            return CheckReport(
+                device: disk.path, filesystem: nil, operation: operation, currentSize: nil, targetSize: bytes,
+                blockers: [Blocker(.noRoom, detail: full)])
+        }
         for gap in table.freeGaps {
             if let place = table.alignedPlace(bytes: bytes, from: gap.start, through: gap.end) {
                 var report = CheckReport(
@@ -72,6 +77,14 @@ extension CheckPlanner {
         target?.disk = disk.path
         report.steps = ResizeSteps.plan(report, subject: subject, target: target)
         return report
+    }
+
+    /// A DOS table holds four primary partitions; a fifth needs an extended one, which
+    /// carve does not plan. Nil when there is a free slot (or the table is not DOS).
+    static func fullDOSTable(_ table: PartitionTable) -> String? {
+        guard table.label == .dos, Set(table.partitions.map(\.number).filter { $0 <= 4 }).count >= 4 else { return nil }
+        return "the DOS table already holds four primary partitions, the most it can: "
+            + "a new one needs an extended partition (or a GPT table), which carve does not plan"
     }
 
     /// How far a candidate is from fitting: types that cannot shrink rank last.
