@@ -54,3 +54,10 @@ public struct FakeMountTable: MountTable {
         )
     }
 }
+
+/// Snapshot schedules given by the test.
+public struct FixedSnapshotSchedules: SnapshotScheduleReader {
+    public var value: SnapshotSchedules
+    public init(_ value: SnapshotSchedules) { self.value = value }
+    public func schedules() -> SnapshotSchedules { value }
+}

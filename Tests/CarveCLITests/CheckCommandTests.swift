@@ -21,11 +21,12 @@ private let sizer = FakeFilesystemSizer([
     "/dev/sda2": FilesystemFigures(fsType: "ext4", minimum: 700 * .mib, source: "resize2fs -P"),
 ])
 
-private func carve(_ arguments: [String]) -> RunResult {
+private func carve(_ arguments: [String], schedules: SnapshotSchedules? = nil) -> RunResult {
     runCarve(["check"] + arguments) { captured in
         Services(
             devices: devices, snapshots: FakeSnapshotBackend(), output: captured, isRoot: true,
-            partitionTables: tables, filesystemSizer: sizer, mounts: FakeMountTable()
+            partitionTables: tables, filesystemSizer: sizer, mounts: FakeMountTable(),
+            snapshotSchedules: schedules.map(FixedSnapshotSchedules.init)
         )
     }
 }
@@ -42,8 +43,55 @@ private func carve(_ arguments: [String]) -> RunResult {
                   target size                 1G (1073741824 bytes)
                   minimum size                700M (734003200 bytes), from resize2fs -P
                   partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+                Steps:
+                  sfdisk --dump /dev/sda | grep -q '^/dev/sda2 : start= *8390656, size= *4194304,'
+                      writes nothing: fails unless partition 2 still starts at sector 8390656 with 4194304 sectors, as carve checked; if it fails, run carve check again
+                  e2fsck -f -y /dev/sda2
+                      resize2fs shrinks only a filesystem checked since its last mount; exit status 1 means e2fsck repaired something: stop and run carve check again
+                  resize2fs /dev/sda2 1048576K
+                      shrinks the filesystem to 1G (1073741824 bytes, a whole number of 4096-byte blocks), before its partition; K is KiB to resize2fs, so the size is exact
+                  sfdisk --dump /dev/sda | grep -q '^/dev/sda2 : start= *8390656, size= *4194304,' && echo 'start=8390656, size=2097152' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/sda
+                      shrinks partition 2 to sectors 8390656-10487807 (1G, 1073741824 bytes), only if the table is still as checked
+                  partx -u /dev/sda
+                      tells the kernel the new table, partition by partition (works while other partitions are mounted)
 
                 """)
+    }
+
+    /// timeshift writes to sda2 (its UUID): the check names the cron job and how to pause it.
+    @Test func snapshotTimersOfTheFilesystemAreNamedWithTheirPauseAndResume() {
+        let schedules = SnapshotSchedules(
+            enabledTimers: ["snapper-timeline.timer"],
+            snapperTimelines: [SnapperTimeline(name: "root", subvolume: "/")],
+            timeshiftCronFiles: ["/etc/cron.d/timeshift-hourly"],
+            timeshiftDeviceUUID: "0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01", unknowns: ["carve could not tell X"])
+        let result = carve(["/dev/sda2", "--shrink-to", "1G"], schedules: schedules)
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                """
+                  partition 2 after shrink    sectors 8390656-10487807, 1G (1073741824 bytes)
+                Snapshot timers (pause them until the repartition is done):
+                  /etc/cron.d/timeshift-hourly: timeshift writes its snapshots to this filesystem
+                      pause:  mv /etc/cron.d/timeshift-hourly /etc/cron.d/.timeshift-hourly.paused
+                      resume: mv /etc/cron.d/.timeshift-hourly.paused /etc/cron.d/timeshift-hourly
+                Steps:
+
+                """), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("Notes:\n  carve could not tell X\n"))
+        let json = carve(["/dev/sda2", "--shrink-to", "1G", "--json"], schedules: schedules)
+        #expect(
+            json.stdout.contains(
+                """
+                   "snapshot_timers": [
+                      {
+                         "name": "/etc/cron.d/timeshift-hourly",
+                         "detail": "timeshift writes its snapshots to this filesystem",
+                         "pause": "mv /etc/cron.d/timeshift-hourly /etc/cron.d/.timeshift-hourly.paused",
+                         "resume": "mv /etc/cron.d/.timeshift-hourly.paused /etc/cron.d/timeshift-hourly"
+                      }
+                   ],
+                """))
     }
 
     @Test func aShrinkThatDoesNotFitExitsThreeWithEveryBlocker() {
@@ -70,6 +118,17 @@ private func carve(_ arguments: [String]) -> RunResult {
                    "verdict": "fits",
                    "blockers": [],
                    "remedies": [],
+                   "steps": [
+                      {
+                         "command": "echo 'start=12584960, size=2097152, type=L' | sfdisk --no-reread --no-tell-kernel --append /dev/sda",
+                         "explanation": "creates the new partition at sectors 12584960-14682111 (1G, aligned to 1 MiB, type Linux filesystem); sfdisk refuses if those sectors are in use. No filesystem is made on it: that is your choice"
+                      },
+                      {
+                         "command": "partx -u /dev/sda",
+                         "explanation": "tells the kernel the new table, partition by partition (works while other partitions are mounted)"
+                      }
+                   ],
+                   "snapshot_timers": [],
                    "new_partition": {
                       "start": 12584960,
                       "end": 14682111,

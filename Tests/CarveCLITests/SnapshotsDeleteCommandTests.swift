@@ -16,6 +16,8 @@ final class DeleteHarness: @unchecked Sendable {
     var stderrIsTerminal = false
     var answer: String?
     var isRoot = true
+    /// Snapshot schedules, with /mnt in the mount table so they can be matched to it.
+    var schedules: SnapshotSchedules?
     var syslog: [String] = []
     /// Cancels the run after this many deletions, as a Ctrl-C would.
     var interruptAfter: Int?
@@ -51,6 +53,10 @@ final class DeleteHarness: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: lockPath) }
 
+    static let mnt = MountEntry(
+        mountID: 40, parentID: 1, number: DeviceNumber(major: 0, minor: 40), root: "/", mountpoint: "/mnt",
+        options: ["rw"], fsType: "btrfs", source: "/dev/sdb1", superOptions: ["rw"])
+
     var remaining: [UInt64] { backend.filesystems[0].subvolumes.map(\.id) }
 
     func run(_ arguments: [String]) -> RunResult {
@@ -68,7 +74,9 @@ final class DeleteHarness: @unchecked Sendable {
             Services.$current.withValue(
                 Services(
                     devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
-                    isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal)
+                    isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal,
+                    mounts: FakeMountTable(schedules == nil ? [] : [Self.mnt]),
+                    snapshotSchedules: schedules.map(FixedSnapshotSchedules.init))
             ) {
                 CarveMain.run(["snapshots"] + arguments)
             }

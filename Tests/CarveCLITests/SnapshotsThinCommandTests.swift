@@ -16,6 +16,26 @@ import Testing
         #expect((json["protected"] as? [[String: Any]])?.first?["id"] as? Int == 310)
     }
 
+    /// At the prompt, thin names what would take new snapshots of /mnt and how to pause it;
+    /// a script (--yes, or no terminal) is not told.
+    @Test func anInteractiveThinNamesTheSnapshotTimersOfTheFilesystem() {
+        let harness = DeleteHarness()
+        harness.schedules = SnapshotSchedules(
+            enabledTimers: ["snapper-timeline.timer"],
+            snapperTimelines: [SnapperTimeline(name: "root", subvolume: "/mnt")])
+        harness.stdinIsTerminal = true
+        harness.answer = "n"
+        let result = harness.run(["thin", "/mnt", "--free", "5M"])
+        #expect(
+            result.stderr.contains(
+                "carve: snapper-timeline.timer takes snapper's hourly timeline snapshots of /mnt (config root) again: "
+                    + "pause it with `systemctl stop snapper-timeline.timer`, resume it with `systemctl start snapper-timeline.timer`\n"
+            ), "\(result.stderr)")
+        #expect(harness.remaining.count == 9)
+        let scripted = harness.run(["thin", "/mnt", "--free", "5M", "--yes"])
+        #expect(scripted.status == 0 && !scripted.stderr.contains("snapper-timeline"))
+    }
+
     @Test func largestFirstAndSelectionOptionsAreHonoured() {
         let harness = DeleteHarness()
         let result = harness.run(["thin", "/mnt", "--free", "5M", "--order", "largest", "--keep-last", "5", "--yes"])

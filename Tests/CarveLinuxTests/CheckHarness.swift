@@ -10,12 +10,13 @@ import Testing
 enum CheckHarness {
     /// `carve check` with the platform's real implementations, as the command runs it.
     static func check(
-        _ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend()
+        _ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend(),
+        schedules: (any SnapshotScheduleReader)? = nil
     ) throws -> CheckReport {
         Udevd.settle([path])
         let environment = CheckEnvironment(
             devices: LinuxDeviceSource(), tables: FdiskPartitionTableReader(), sizer: LinuxFilesystemSizer(),
-            mounts: ProcMountTable(), snapshots: snapshots
+            mounts: ProcMountTable(), snapshots: snapshots, schedules: schedules
         )
         return try Check.run(device: path, operation: operation, in: environment)
     }

@@ -49,6 +49,7 @@ extension Services {
     /// What `check` reads the machine through.
     var checkEnvironment: CheckEnvironment {
         CheckEnvironment(
-            devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots)
+            devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots,
+            schedules: snapshotSchedules)
     }
 }

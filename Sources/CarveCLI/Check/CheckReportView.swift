@@ -32,6 +32,23 @@ enum CheckReportView {
                         ])
                     })
             ),
+            (
+                "steps",
+                .array(
+                    report.steps.map { step in
+                        .object([("command", .string(step.command)), ("explanation", .string(step.explanation))])
+                    })
+            ),
+            (
+                "snapshot_timers",
+                .array(
+                    report.timers.map { timer in
+                        .object([
+                            ("name", .string(timer.name)), ("detail", .string(timer.detail)),
+                            ("pause", .string(timer.pause)), ("resume", .string(timer.resume)),
+                        ])
+                    })
+            ),
             ("new_partition", report.newPartition.map(range) ?? .null),
             (
                 "resized_partition",
@@ -85,11 +102,31 @@ enum CheckReportView {
                 lines.append("      " + (remedy.frees.map { "frees \(ByteSize.format($0)): " } ?? "") + remedy.detail)
             }
         }
+        lines += timerLines(report.timers)
+        if !report.steps.isEmpty {
+            lines.append("Steps:")
+            for step in report.steps {
+                lines.append("  \(step.command)")
+                lines.append("      \(step.explanation)")
+            }
+        }
         if !report.notes.isEmpty {
             lines.append("Notes:")
             lines += report.notes.map { "  \($0)" }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each timer with the commands that pause it and resume it, as `tmutil disable`/`enable`.
+    static func timerLines(_ timers: [SnapshotTimer]) -> [String] {
+        guard !timers.isEmpty else { return [] }
+        var lines = ["Snapshot timers (pause them until the repartition is done):"]
+        for timer in timers {
+            lines += [
+                "  \(timer.name): \(timer.detail)", "      pause:  \(timer.pause)", "      resume: \(timer.resume)",
+            ]
+        }
+        return lines
     }
 
     static func headline(_ report: CheckReport) -> String {

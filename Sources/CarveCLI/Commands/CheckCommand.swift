@@ -14,7 +14,10 @@ struct CheckCommand: ParsableCommand {
             """,
         discussion: """
             Read-only: nothing is written to any device. Exit status 0 when it fits, 3 when it \
-            does not (every blocker and remedy is listed), 64 for bad input.
+            does not (every blocker and remedy is listed), 64 for bad input. When it fits, Steps \
+            lists the commands that make it real, in the order safe for the filesystem, with a \
+            guard that stops them if the partition table changed since the check; the timers that \
+            would take snapshots meanwhile are named with the commands that pause them.
 
             Examples:
               $ carve check /dev/sda2 --shrink-to 40G

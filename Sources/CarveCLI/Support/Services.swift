@@ -33,15 +33,18 @@ public struct Services: Sendable {
     public var mounts: any MountTable
     /// The space of mounted filesystems (statvfs), for the FS* columns of `devices`.
     public var filesystemSpace: any FilesystemSpaceSource
+    /// The timers and cron jobs that take snapshots, for `check` and an interactive `thin`; nil reads none.
+    public var snapshotSchedules: (any SnapshotScheduleReader)?
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
         output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
         partitionTables: any PartitionTableReader = FdiskPartitionTableReader(),
         filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable(),
-        filesystemSpace: any FilesystemSpaceSource = StatvfsSpace()
+        filesystemSpace: any FilesystemSpaceSource = StatvfsSpace(),
+        snapshotSchedules: (any SnapshotScheduleReader)? = nil
     ) {
-        self.filesystemSpace = filesystemSpace
+        self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
         self.devices = devices; backends = SnapshotBackends(snapshots); self.clock = clock; self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal

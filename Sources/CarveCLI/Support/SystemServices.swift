@@ -44,7 +44,8 @@ extension Services {
             stdinIsTerminal: isatty(0) == 1,
             stderrIsTerminal: isatty(2) == 1,
             filesystemSizer: LinuxFilesystemSizer(host: host),
-            mounts: mounts
+            mounts: mounts,
+            snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.backends.register(listingOnly: LVMThinBackend())
         return services

@@ -5,13 +5,15 @@ public struct CheckEnvironment: Sendable {
     public var sizer: any FilesystemSizer
     public var mounts: any MountTable
     public var snapshots: any SnapshotListing
+    /// The timers and cron jobs that take snapshots; nil reads none.
+    public var schedules: (any SnapshotScheduleReader)?
 
     public init(
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
-        mounts: any MountTable, snapshots: any SnapshotListing
+        mounts: any MountTable, snapshots: any SnapshotListing, schedules: (any SnapshotScheduleReader)? = nil
     ) {
         self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts;
-        self.snapshots = snapshots
+        self.snapshots = snapshots; self.schedules = schedules
     }
 }
 
@@ -20,6 +22,15 @@ public enum Check {
     public static func run(
         device path: String, operation: CheckOperation, in environment: CheckEnvironment
     ) throws -> CheckReport {
+        let (report, subject) = try plan(device: path, operation: operation, in: environment)
+        guard let subject, let reader = environment.schedules else { return report }
+        return try withTimers(report, of: subject, reader: reader, mounts: environment.mounts.mounts())
+    }
+
+    /// The planner's report, and the filesystem it is about (nil for a new partition in a gap).
+    static func plan(
+        device path: String, operation: CheckOperation, in environment: CheckEnvironment
+    ) throws -> (CheckReport, ShrinkSubject?) {
         let device = try environment.devices.device(at: path)
         // A partition needs nothing but itself and its disk's table: the whole machine
         // is probed only for a disk, whose partitions must be found.
@@ -33,7 +44,8 @@ public enum Check {
                     "\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
             }
             let target = try shrinkTarget(operation, device: device)
-            return CheckPlanner.shrink(try gatherer.subject(device), to: target, operation: operation)
+            let subject = try gatherer.subject(device)
+            return (CheckPlanner.shrink(subject, to: target, operation: operation), subject)
         case .newPartition(let bytes):
             guard bytes > 0 else { throw UsageError("new-partition: the size must be larger than zero") }
             guard device.kind != .part else {
@@ -44,15 +56,30 @@ public enum Check {
             }
             let children = all.filter { $0.parent == device.name && $0.kind == .part }
             let subjects = try children.map { try gatherer.subject($0, table: table) }
-            return CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
+            let report = CheckPlanner.newPartition(on: device, table: table, bytes: bytes, subjects: subjects)
+            let number = report.shrunkPartition?.number
+            return (report, subjects.first { number != nil && $0.partition?.number == number })
         case .remove:
             guard device.properties.fsType == "btrfs" else {
                 throw UsageError(
                     "--remove: \(path) holds \(device.properties.fsType ?? "no filesystem"), not a device of a multi-device btrfs"
                 )
             }
-            return CheckPlanner.remove(try gatherer.subject(device))
+            let subject = try gatherer.subject(device)
+            return (CheckPlanner.remove(subject), subject)
         }
+    }
+
+    /// The report with the timers that would snapshot the subject's filesystem meanwhile.
+    static func withTimers(
+        _ report: CheckReport, of subject: ShrinkSubject, reader: any SnapshotScheduleReader, mounts: [MountEntry]
+    ) -> CheckReport {
+        var report = report
+        let found = SnapshotTimerPlanner.timers(
+            for: subject.mountpoints, uuid: subject.device.properties.uuid, mounts: mounts, in: reader.schedules())
+        report.timers = found.timers
+        if !found.timers.isEmpty { report.notes += found.notes }
+        return report
     }
 
     /// True for a whole device that holds partitions rather than one filesystem: it has
@@ -107,6 +134,7 @@ struct Gatherer {
             let diskPath = devices.first { $0.name == parent }?.path ?? "/dev/\(parent)"
             if let table = try knownTable ?? environment.tables.table(ofDisk: diskPath) {
                 subject.table = table
+                subject.diskPath = diskPath
                 subject.partition = entry(for: device, in: table)
             }
         }

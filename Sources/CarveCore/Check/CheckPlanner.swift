@@ -18,6 +18,7 @@ public enum CheckPlanner {
         guard target < subject.currentSize else { return report }
         checkAbility(subject, target: target, into: &report)
         checkMinimum(subject, target: target, into: &report)
+        report.steps = ResizeSteps.plan(report, subject: subject, target: subject.stepTarget)
         return report
     }
 

@@ -108,6 +108,10 @@ public struct CheckReport: Sendable, Hashable {
     public var newPartition: SectorRange?
     /// Lines for people: what was found on the way, e.g. a balance would lower the minimum.
     public var notes: [String]
+    /// When it fits: the commands that make it real, in order (ResizeSteps.swift).
+    public var steps: [ResizeStep] = []
+    /// Timers and cron jobs that would take snapshots of the filesystem meanwhile.
+    public var timers: [SnapshotTimer] = []
 
     public init(
         device: String, filesystem: String?, operation: CheckOperation, currentSize: UInt64?, targetSize: UInt64,

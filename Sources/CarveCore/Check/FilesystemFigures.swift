@@ -20,15 +20,18 @@ public struct FilesystemFigures: Sendable, Hashable, Codable {
     public var note: String?
     /// Why it is busy in a way a mount does not show (an active swap area), when it is.
     public var busy: String?
+    /// The filesystem's block (ext's block size, btrfs's sector size), when carve read it:
+    /// every size in the steps is a whole number of them.
+    public var blockSize: UInt64?
 
     public init(
         fsType: String?, size: UInt64? = nil, used: UInt64? = nil, minimum: UInt64? = nil,
         minimumAfterBalance: UInt64? = nil, btrfs: BtrfsAllocation? = nil, source: String, note: String? = nil,
-        busy: String? = nil
+        busy: String? = nil, blockSize: UInt64? = nil
     ) {
         self.fsType = fsType; self.size = size; self.used = used; self.minimum = minimum
         self.minimumAfterBalance = minimumAfterBalance; self.btrfs = btrfs; self.source = source; self.note = note
-        self.busy = busy
+        self.busy = busy; self.blockSize = blockSize
     }
 }
 

@@ -6,15 +6,22 @@ extension CheckPlanner {
         on disk: BlockDevice, table: PartitionTable, bytes: UInt64, subjects: [ShrinkSubject]
     ) -> CheckReport {
         let operation = CheckOperation.newPartition(bytes)
+        if let full = fullDOSTable(table) {
+            return CheckReport(
+                device: disk.path, filesystem: nil, operation: operation, currentSize: nil, targetSize: bytes,
+                blockers: [Blocker(.noRoom, detail: full)])
+        }
         for gap in table.freeGaps {
             if let place = table.alignedPlace(bytes: bytes, from: gap.start, through: gap.end) {
-                return CheckReport(
+                var report = CheckReport(
                     device: disk.path, filesystem: nil, operation: operation, currentSize: table.bytes(gap.size),
                     targetSize: bytes, newPartition: place,
                     notes: [
                         "the free gap at sectors \(gap.start)-\(gap.end) (\(ByteSize.format(table.bytes(gap.size)))) holds it"
                     ]
                 )
+                report.steps = ResizeSteps.plan(report, subject: nil, target: nil)
+                return report
             }
         }
         let largestGap = table.freeGaps.map { table.bytes($0.size) }.max() ?? 0
@@ -38,6 +45,7 @@ extension CheckPlanner {
             )
         }
         report.blockers.insert(Blocker(.noRoom, bytes: bytes - min(bytes, largestGap), detail: noGap), at: 0)
+        report.steps = []
         for other in candidates where other.shrunkPartition != report.shrunkPartition {
             let why = other.blockers.first?.detail ?? "fits"
             report.notes.append("shrinking partition \(other.shrunkPartition?.number ?? 0) instead: \(why)")
@@ -65,7 +73,18 @@ extension CheckPlanner {
             range: SectorRange(start: partition.start, end: newStart - 1, sectorSize: table.sectorSize)
         )
         report.newPartition = SectorRange(start: newStart, end: newStart + length - 1, sectorSize: table.sectorSize)
+        var target = subject.stepTarget
+        target?.disk = disk.path
+        report.steps = ResizeSteps.plan(report, subject: subject, target: target)
         return report
+    }
+
+    /// A DOS table holds four primary partitions; a fifth needs an extended one, which
+    /// carve does not plan. Nil when there is a free slot (or the table is not DOS).
+    static func fullDOSTable(_ table: PartitionTable) -> String? {
+        guard table.label == .dos, Set(table.partitions.map(\.number).filter { $0 <= 4 }).count >= 4 else { return nil }
+        return "the DOS table already holds four primary partitions, the most it can: "
+            + "a new one needs an extended partition (or a GPT table), which carve does not plan"
     }
 
     /// How far a candidate is from fitting: types that cannot shrink rank last.

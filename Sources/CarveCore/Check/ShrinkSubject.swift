@@ -8,6 +8,8 @@ public struct ShrinkSubject: Sendable, Hashable {
     /// The partition entry when the filesystem sits on a partition, with its table.
     public var partition: PartitionEntry?
     public var table: PartitionTable?
+    /// The disk holding the partition, as the steps name it to sfdisk and partx.
+    public var diskPath: String?
     /// btrfs: its subvolumes, when it is mounted and could be listed.
     public var snapshots: VolumeListing?
     /// Why snapshots could not be listed, when they could not.
@@ -25,6 +27,11 @@ public struct ShrinkSubject: Sendable, Hashable {
     public var busy: String? { figures.busy }
     public var fsType: String? { figures.fsType ?? device.properties.fsType }
     public var rule: ShrinkRule { ShrinkRule.rule(for: fsType) }
+    /// Where the steps write, when the filesystem sits on a partition of a known table.
+    public var stepTarget: StepTarget? {
+        guard let diskPath, let table, let partition else { return nil }
+        return StepTarget(disk: diskPath, table: table, partition: partition, node: device.path)
+    }
     /// Bytes the partition or device holds now.
     public var currentSize: UInt64 { device.size }
 }

@@ -45,8 +45,16 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
             fsType: "btrfs", size: allocation.deviceSize,
             used: allocation.blockGroups.reduce(0) { $0 + $1.used * allocation.copies(of: $1) },
             minimum: minimum, minimumAfterBalance: afterBalance < minimum ? afterBalance : nil, btrfs: allocation,
-            source: "btrfs block groups and device extents"
+            source: "btrfs block groups and device extents", blockSize: try sectorSize(mountpoint)
         )
+    }
+
+    /// btrfs's sector size (BTRFS_IOC_FS_INFO): `btrfs filesystem resize` rounds down to it.
+    func sectorSize(_ mountpoint: String) throws -> UInt64 {
+        let directory = try DirectoryHandle(mountpoint)
+        return try withExtendedLifetime(directory) {
+            UInt64(try BtrfsQuery.filesystemInfo(directory.fd, path: mountpoint).sectorsize)
+        }
     }
 
     /// Unmounted: `resize2fs -P` blocks times the block size from `dumpe2fs -h`, the
@@ -69,7 +77,7 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
         return FilesystemFigures(
             fsType: type, size: blockSize * blockCount, used: blockSize * (blockCount - min(blockCount, free)),
             minimum: Self.roundUpToMiB(minimumBlocks * blockSize), source: "resize2fs -P",
-            note: "resize2fs asks for `e2fsck -f \(device.path)` before it shrinks"
+            note: "resize2fs asks for `e2fsck -f \(device.path)` before it shrinks", blockSize: blockSize
         )
     }
 

@@ -50,6 +50,14 @@ public enum Files {
         return ByteText.decode(cString: path)
     }
 
+    /// Where the symlink at `path` points (readlink(2)); nil when it is not a link.
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = ByteText.withCString(path) { readlink($0, &buffer, buffer.count - 1) }
+        guard length >= 0 else { return nil }
+        return ByteText.decode(buffer[..<length].map { UInt8(bitPattern: $0) })
+    }
+
     public static func exists(_ path: String) -> Bool {
         ByteText.withCString(path) { access($0, F_OK) } == 0
     }
