@@ -64,7 +64,10 @@ let package = Package(
         .testTarget(name: "CarveCLITests", dependencies: ["CarveCLI", "CarveCore", "CarveTestSupport"]),
         .testTarget(
             name: "CarveLinuxTests",
-            dependencies: ["CarveLinux", "CarveCLI", "CarveCore", "CarveTestSupport"]
+            dependencies: [
+                "CarveLinux", "CarveCLI", "CarveCore", "CarveTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,8 +21,10 @@ final class DeleteHarness: @unchecked Sendable {
     var syslog: [String] = []
     /// Cancels the run after this many deletions, as a Ctrl-C would.
     var interruptAfter: Int?
+    /// Which processes hold which snapshots; nil: none is looked for.
+    var holders: FakeVolumeHolders?
 
-    init(quotas: Bool = true) {
+    init(quotas: Bool = true, extra: [Volume] = []) {
         let home = F.subvolume(256, path: "@home")
         var subvolumes =
             [home]
@@ -43,6 +45,7 @@ final class DeleteHarness: @unchecked Sendable {
                 metadata: ManagerMetadata(
                     manager: .snapper, config: "root", number: 2, metadataPath: "/mnt/.snapshots/2"), exclusive: 1 << 20
             ))
+        subvolumes += extra
         backend = FakeSnapshotBackend([
             .init(
                 filesystem: F.filesystem(), subvolumes: subvolumes,
@@ -70,14 +73,14 @@ final class DeleteHarness: @unchecked Sendable {
             readAnswer: { [answer] in answer })
         let captured = CapturedText()
         interrupt.captured = captured
+        var services = Services(
+            devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
+            isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal,
+            mounts: FakeMountTable(schedules == nil ? [] : [Self.mnt]),
+            snapshotSchedules: schedules.map(FixedSnapshotSchedules.init))
+        services.holders = holders
         let status = DeletionServices.$current.withValue(deletion) {
-            Services.$current.withValue(
-                Services(
-                    devices: FakeDeviceSource(), snapshots: backend, clock: FixedClock(), output: interrupt,
-                    isRoot: isRoot, stdinIsTerminal: stdinIsTerminal, stderrIsTerminal: stderrIsTerminal,
-                    mounts: FakeMountTable(schedules == nil ? [] : [Self.mnt]),
-                    snapshotSchedules: schedules.map(FixedSnapshotSchedules.init))
-            ) {
+            Services.$current.withValue(services) {
                 CarveMain.run(["snapshots"] + arguments)
             }
         }

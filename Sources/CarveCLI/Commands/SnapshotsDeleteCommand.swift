@@ -46,7 +46,7 @@ struct SnapshotsDeleteCommand: ParsableCommand {
             names: snapshots, ids: ids, filesystems: filesystems, selection: selection.selection())
         request.sizes = deletion.sizes
         try flow.run {
-            try request.plan(backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+            try request.plan(backend: flow.services.snapshots, rules: flow.rules, now: flow.services.clock.now)
         }
     }
 }

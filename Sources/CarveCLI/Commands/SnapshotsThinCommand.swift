@@ -63,7 +63,7 @@ struct SnapshotsThinCommand: ParsableCommand {
         let request = try self.request()
         try flow.run {
             var plan = try request.plan(
-                backend: flow.services.snapshots, rules: deletion.rules, now: flow.services.clock.now)
+                backend: flow.services.snapshots, rules: flow.rules, now: flow.services.clock.now)
             // A person at the prompt is told what would take new snapshots of this filesystem.
             if flow.services.stdinIsTerminal, !deletion.yes, !deletion.json, let first = plan.toDelete.first {
                 plan.notes += flow.services.snapshotTimerNotes(for: first.filesystem)

@@ -19,13 +19,20 @@ struct DeletionFlow {
 
     var output: any OutputSink { services.output }
 
+    /// The options' rules, with the processes that may hold a snapshot looked for.
+    var rules: DeletionRules {
+        var rules = options.rules
+        rules.holders = services.holders
+        return rules
+    }
+
     /// Runs the session on the plan `planning` computes, then reports.
     func run(planning: () throws -> DeletionPlan) throws {
         let started = services.clock.now
         let plan = try ScanProgressLine.around(services) { try planning() }.limited(to: options.maxCount)
         for note in plan.notes { output.note(note) }
         let session = DeletionSession(
-            backend: services.snapshots, lock: deletion.lock, lockTimeout: options.lockTimeout, rules: options.rules,
+            backend: services.snapshots, lock: deletion.lock, lockTimeout: options.lockTimeout, rules: rules,
             dryRun: options.dryRun, wait: options.wait)
         let progress = ProgressBar(output: output, enabled: services.stderrIsTerminal, total: plan.toDelete.count)
         let result = try session.run(plan, hooks: hooks(progress))

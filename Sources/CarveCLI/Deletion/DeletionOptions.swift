@@ -28,6 +28,15 @@ struct DeletionOptions: ParsableArguments {
         ))
     var breakChains = false
 
+    @Flag(
+        name: .customLong("ignore-in-use"),
+        help: ArgumentHelp(
+            "Also delete snapshots that running processes hold (an open file, a working directory, a memory map).",
+            discussion:
+                "Without it, a snapshot a process holds (a backup reading it) is kept, named or selected, with the process's PID and command."
+        ))
+    var ignoreInUse = false
+
     @Option(
         name: .customLong("lock-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -68,7 +77,9 @@ struct DeletionOptions: ParsableArguments {
     var sizes: SizeMode = .auto
 
     var rules: DeletionRules {
-        DeletionRules(recursive: recursive, includeImportant: includeImportant, breakChains: breakChains)
+        DeletionRules(
+            recursive: recursive, includeImportant: includeImportant, breakChains: breakChains, ignoreInUse: ignoreInUse
+        )
     }
 
     /// Checked in run(), after the root check, so that errors keep their exit codes.

@@ -28,7 +28,7 @@ struct SelectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Only snapshots made by this manager: snapper, timeshift, btrbk or plain (repeatable).",
+            "Only snapshots of this owner: snapper, timeshift, btrbk, plain, or a container engine: docker, podman, machines, incus (repeatable).",
             valueName: "manager"))
     var manager: [String] = []
 

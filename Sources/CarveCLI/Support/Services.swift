@@ -35,6 +35,8 @@ public struct Services: Sendable {
     public var filesystemSpace: any FilesystemSpaceSource
     /// The timers and cron jobs that take snapshots, for `check` and an interactive `thin`; nil reads none.
     public var snapshotSchedules: (any SnapshotScheduleReader)?
+    /// Which running processes hold a snapshot; nil: none is looked for.
+    public var holders: (any VolumeHolders)?
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),

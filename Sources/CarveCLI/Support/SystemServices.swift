@@ -47,6 +47,7 @@ extension Services {
             mounts: mounts,
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
+        services.holders = ProcVolumeHolders(host: host)
         services.backends.register(listingOnly: LVMThinBackend())
         return services
     }

@@ -37,10 +37,11 @@ public struct ShrinkSubject: Sendable, Hashable {
 }
 
 extension Volume {
-    /// True when carve would never delete it: not a snapshot, the default subvolume,
-    /// mounted, marked important, snapper's #0, or holding nested subvolumes.
+    /// True when carve would never delete it in bulk: not a snapshot, a container
+    /// engine's, a clone in use, the default subvolume, mounted, marked important,
+    /// snapper's #0, or holding nested subvolumes.
     public var isProtected: Bool {
-        !isSnapshot || isDefault || !mountpoints.isEmpty || metadata.important || metadata.number == 0
-            || hasNestedSubvolumes
+        !isSnapshot || metadata.manager.isContainerEngine || isCloneInUse || isDefault || !mountpoints.isEmpty
+            || metadata.important || metadata.number == 0 || hasNestedSubvolumes
     }
 }

@@ -59,7 +59,8 @@ public struct DeletionPlan: Sendable {
         unique.sort(by: olderFirst)
         var plan = DeletionPlan(toDelete: [], notes: notes)
         for snapshot in unique {
-            let protections = rules.protections(of: snapshot.subvolume)
+            let protections = rules.protections(
+                of: snapshot.subvolume, on: snapshot.filesystem, named: snapshot.named)
             if protections.isEmpty {
                 plan.toDelete.append(snapshot)
             } else {

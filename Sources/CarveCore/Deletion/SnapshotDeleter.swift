@@ -91,7 +91,7 @@ public struct SnapshotDeleter: Sendable {
         } catch {
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
-        let protections = rules.protections(of: current)
+        let protections = rules.protections(of: current, on: filesystem, named: snapshot.named, recheck: true)
         guard protections.isEmpty else {
             return DeletionOutcome(snapshot: snapshot, result: .refused(protections))
         }

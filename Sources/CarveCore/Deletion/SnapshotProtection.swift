@@ -2,6 +2,14 @@
 public enum Protection: Sendable, Hashable {
     /// It has no parent UUID and lies in no known snapshot layout: a real subvolume.
     case notSnapshot
+    /// A container engine owns it (its layer, container or snapshot): the engine keeps a
+    /// database about it, so only the engine's own tool deletes it.
+    case ownedBy(SnapshotManager, tool: String)
+    /// A plain writable snapshot written to since it was taken: deleted only when named.
+    case cloneInUse
+    /// Running processes hold something inside it (an open file, a working or root
+    /// directory, a memory map); `--ignore-in-use` deletes it anyway.
+    case inUse([VolumeHolder])
     /// It is the filesystem's default subvolume (what a plain `mount` mounts).
     case defaultSubvolume
     /// It is mounted at `/`: the running system.
@@ -21,6 +29,10 @@ public enum Protection: Sendable, Hashable {
     public var reason: String {
         switch self {
         case .notSnapshot: "not a snapshot (a plain subvolume is never deleted)"
+        case .ownedBy(let owner, let tool): "owned by \(owner.rawValue): delete it with \(tool)"
+        case .cloneInUse: "written to since it was taken: a clone in use (name it to delete it)"
+        case .inUse(let holders):
+            "in use by \(holders.map(\.description).joined(separator: ", ")) (use --ignore-in-use)"
         case .defaultSubvolume: "it is the filesystem's default subvolume"
         case .mountedAtRoot: "it is mounted at /"
         case .mounted(let places): "subvolume is mounted at \(places.joined(separator: ", ")) (EBUSY)"
@@ -33,21 +45,37 @@ public enum Protection: Sendable, Hashable {
 }
 
 /// The flags that lift some of the safety rules; the others hold whatever the flags.
-public struct DeletionRules: Sendable, Hashable {
+public struct DeletionRules: Sendable {
     /// Delete nested subvolumes with their snapshot.
     public var recursive: Bool
     /// Delete snapper snapshots marked important.
     public var includeImportant: Bool
     /// Delete the ends of send/receive chains, so the next backup is a full one.
     public var breakChains: Bool
-    public init(recursive: Bool = false, includeImportant: Bool = false, breakChains: Bool = false) {
+    /// Delete snapshots that running processes hold (`--ignore-in-use`).
+    public var ignoreInUse: Bool
+    /// Which processes hold a snapshot; nil: none is looked for (a fake, a listing).
+    public var holders: (any VolumeHolders)?
+
+    public init(
+        recursive: Bool = false, includeImportant: Bool = false, breakChains: Bool = false, ignoreInUse: Bool = false,
+        holders: (any VolumeHolders)? = nil
+    ) {
         self.recursive = recursive; self.includeImportant = includeImportant; self.breakChains = breakChains
+        self.ignoreInUse = ignoreInUse; self.holders = holders
     }
 
-    /// Every rule `subvolume` breaks, first the ones no flag lifts; empty when it may be deleted.
-    public func protections(of subvolume: Volume) -> [Protection] {
+    /// Every rule `subvolume` breaks, first the ones no flag lifts; empty when it may be
+    /// deleted. `named`: the user named it, which lifts the clone-in-use rule alone.
+    /// `recheck`: right before its deletion, so who holds it is looked at again.
+    public func protections(
+        of subvolume: Volume, on filesystem: Filesystem? = nil, named: Bool = false, recheck: Bool = false
+    ) -> [Protection] {
         var found: [Protection] = []
         if !subvolume.isSnapshot { found.append(.notSnapshot) }
+        if let engine = SnapshotOwners.engine(subvolume.metadata.manager), let tool = engine.deletingTool {
+            found.append(.ownedBy(engine.manager, tool: tool))
+        }
         if subvolume.isDefault { found.append(.defaultSubvolume) }
         if subvolume.mountpoints.contains("/") {
             found.append(.mountedAtRoot)
@@ -59,6 +87,12 @@ public struct DeletionRules: Sendable, Hashable {
         if snapper && subvolume.metadata.important && !includeImportant { found.append(.important) }
         if subvolume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
         if let chain = subvolume.chainParent, !breakChains { found.append(.chainParent(chain)) }
+        if subvolume.isCloneInUse && !named { found.append(.cloneInUse) }
+        // Last and only when nothing else keeps it: looking costs a read of /proc.
+        if found.isEmpty, !ignoreInUse, let holders, let filesystem {
+            let holding = holders.holders(of: subvolume, on: filesystem, recheck: recheck)
+            if !holding.isEmpty { found.append(.inUse(holding)) }
+        }
         return found
     }
 }

@@ -12,6 +12,9 @@ public struct Volume: Sendable, Hashable, Codable {
     public var parentUUID: String?
     public var receivedUUID: String?
     public var generation: UInt64
+    /// The transaction that created it (btrfs's otransid): a tree whose generation
+    /// moved past it was changed after the snapshot was taken, if only an atime.
+    public var createdGeneration: UInt64 = 0
     /// When the snapshot was taken: its manager's date when the manager recorded one
     /// (snapper's info.xml, btrbk's name, timeshift's info.json or directory), else
     /// `otime`. Every age, order and retention rule reads this one date.
@@ -41,6 +44,10 @@ public struct Volume: Sendable, Hashable, Codable {
     public var receivedSourcePath: String? = nil
     /// Why deleting it breaks a send/receive chain, when it does (see `BackupChains`).
     public var chainParent: String? = nil
+    /// A writable snapshot whose tree was written to after it was taken (a file or
+    /// directory created, removed, renamed, written or its attributes changed; reading,
+    /// which moves only atimes, does not count): a clone in use, not a backup.
+    public var changedSinceTaken = false
 
     public init(
         id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,
@@ -59,6 +66,11 @@ public struct Volume: Sendable, Hashable, Codable {
 
     /// Where `created` comes from: the manager's name (snapper, btrbk, timeshift) or "otime".
     public var dateSource: String { metadata.created != nil ? metadata.manager.rawValue : "otime" }
+
+    /// A plain writable snapshot written to since it was taken: a work tree someone uses.
+    public var isCloneInUse: Bool {
+        isSnapshot && !readOnly && changedSinceTaken && metadata.manager == .plain && receivedUUID == nil
+    }
 
     /// True when a mount reaches it, so it can be named by path.
     public var isReachable: Bool { mountedPath != nil }

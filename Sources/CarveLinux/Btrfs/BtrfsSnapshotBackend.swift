@@ -82,10 +82,12 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         warnings += snapper.warnings
         let classifier = SnapshotClassifier(
             snapperDirectories: snapperDirectories(snapper.configs, on: filesystem), timeZone: .current,
-            readFile: { path, limit in try MetadataFile.read(path, limit: limit) })
+            readFile: { path, limit in try MetadataFile.read(path, limit: limit) },
+            probe: { path in Files.exists(path) })
         let classifyWarnings = classifier.classify(&found)
         var listing = VolumeListing(
             filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
+        CloneChanges.mark(&listing, directory: isRoot ? try roots.directory(of: filesystem) : nil)
         if sizes == .quota || sizes == .auto { try attachQuotaSizes(to: &listing) }
         if sizes == .exact || (sizes == .auto && listing.sizes == .none && isRoot) {
             listing.sizeNote = nil

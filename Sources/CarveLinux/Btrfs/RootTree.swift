@@ -16,6 +16,8 @@ struct RootTree {
     /// What the root item says of one subvolume.
     struct RootItem {
         var generation: UInt64
+        /// The transaction that created it (otransid).
+        var createdGeneration: UInt64 = 0
         var readOnly: Bool
         var references: UInt32
         var uuid: String?
@@ -66,11 +68,12 @@ struct RootTree {
                 let reference = entries[position].backReference,
                 let path = try paths.path(at: position)
             else { continue }
-            subvolumes.append(
-                Volume(
-                    id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
-                    parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                    created: item.created, readOnly: item.readOnly, isSnapshot: false))
+            var volume = Volume(
+                id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
+                parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
+                created: item.created, readOnly: item.readOnly, isSnapshot: false)
+            volume.createdGeneration = item.createdGeneration
+            subvolumes.append(volume)
         }
         return subvolumes
     }
@@ -97,6 +100,7 @@ struct RootTree {
             uuidText(UnsafeRawBufferPointer(rebasing: data[Int(offset.rawValue)...].prefix(16)))
         }
         item.uuid = uuid(carve_root_item_uuid)
+        item.createdGeneration = u64(carve_root_item_otransid)
         item.parentUUID = sources.text(
             of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_parent_uuid.rawValue)...].prefix(16)))
         item.receivedUUID = sources.text(

@@ -64,5 +64,6 @@ extension Volume {
             generation: info.generation, created: Date(timeIntervalSince1970: otime),
             readOnly: info.flags & readOnlyFlag != 0, isSnapshot: false
         )
+        createdGeneration = info.otransid
     }
 }

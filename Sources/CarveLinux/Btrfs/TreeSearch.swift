@@ -31,6 +31,9 @@ final class TreeSearch: @unchecked Sendable {
     /// Bytes the kernel has returned so far (headers and items).
     private(set) var bytesRead: UInt64 = 0
     private(set) var items = 0
+    /// Only leaves written in this transaction or later (the kernel skips older
+    /// nodes whole, as `btrfs subvolume find-new` does); 0: every leaf.
+    var minimumTransaction: UInt64 = 0
 
     init(_ directory: DirectoryHandle, bufferSize: Int = defaultBufferSize) {
         self.directory = directory
@@ -86,7 +89,7 @@ final class TreeSearch: @unchecked Sendable {
         key.pointee.min_objectid = start.objectid; key.pointee.max_objectid = end.objectid
         key.pointee.min_type = start.type; key.pointee.max_type = end.type
         key.pointee.min_offset = start.offset; key.pointee.max_offset = end.offset
-        key.pointee.min_transid = 0; key.pointee.max_transid = .max
+        key.pointee.min_transid = minimumTransaction; key.pointee.max_transid = .max
         key.pointee.nr_items = .max
         buffer.storeBytes(of: UInt64(capacity), toByteOffset: keySize, as: UInt64.self)
         guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_TREE_SEARCH_V2(), buffer) == 0 else {

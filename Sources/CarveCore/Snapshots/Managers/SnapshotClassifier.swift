@@ -25,9 +25,15 @@ public struct SnapshotClassifier: Sendable {
     public var snapperDirectories: [SnapperDirectory]
     public var readFile: FileReader
     public var timeZone: TimeZone
+    /// Looks beside an engine's subvolumes for the files that tell engines apart.
+    public var probe: OwnerProbe
 
-    public init(snapperDirectories: [SnapperDirectory] = [], timeZone: TimeZone, readFile: @escaping FileReader) {
+    public init(
+        snapperDirectories: [SnapperDirectory] = [], timeZone: TimeZone, readFile: @escaping FileReader,
+        probe: @escaping OwnerProbe = { _ in false }
+    ) {
         self.snapperDirectories = snapperDirectories; self.readFile = readFile; self.timeZone = timeZone
+        self.probe = probe
     }
 
     /// The subvolumes with `isSnapshot`, `metadata`, source and nesting filled in, and the warnings.
@@ -93,6 +99,7 @@ public struct SnapshotClassifier: Sendable {
 
     /// The manager's metadata when the subvolume is in a known layout, else nil.
     func recognise(_ subvolume: borrowing Volume) -> (ManagerMetadata?, String?) {
+        if let engine = recogniseEngine(subvolume) { return (engine, nil) }
         switch Self.layoutHint(subvolume.path, readOnly: subvolume.readOnly) {
         case .none: return (nil, nil)
         case .components: return recogniseByComponents(subvolume)
@@ -106,6 +113,28 @@ public struct SnapshotClassifier: Sendable {
             }
             return (ManagerMetadata(manager: .btrbk, name: name, created: parsed.created), nil)
         }
+    }
+
+    /// The container engine whose storage holds the subvolume, if one does: engines are
+    /// asked first, so nothing inside their storage passes for a manager's snapshot.
+    /// Most paths hold none of the engines' hints and are passed over in a byte scan.
+    private func recogniseEngine(_ subvolume: borrowing Volume) -> ManagerMetadata? {
+        guard
+            SnapshotOwners.engineHints.contains(where: {
+                Self.contains(subvolume.path, $0) || Self.contains(subvolume.mountedPath, $0)
+            })
+        else { return nil }
+        let place = OwnerPlace(path: subvolume.path, mountedPath: subvolume.mountedPath, readOnly: subvolume.readOnly)
+        for owner in SnapshotOwners.engines {
+            if let metadata = owner.recognise(place, probe: probe) { return metadata }
+        }
+        return nil
+    }
+
+    private static func contains(_ path: String?, _ needle: StaticString) -> Bool {
+        guard let path else { return false }
+        return path.utf8.withContiguousStorageIfAvailable { contains($0, needle) }
+            ?? Array(path.utf8).withUnsafeBufferPointer { contains($0, needle) }
     }
 
     /// Which layout a path may be in, from its bytes alone: most subvolumes match none,
@@ -138,10 +167,14 @@ public struct SnapshotClassifier: Sendable {
 
     private static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
         let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard bytes.count >= pattern.count else { return false }
-        return (0...(bytes.count - pattern.count)).contains { offset in
-            UnsafeBufferPointer(rebasing: bytes[offset..<offset + pattern.count]).elementsEqual(pattern)
+        guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+        // Compares the rest only where the first byte matches: a path is scanned once per hint.
+        for offset in 0...(bytes.count - pattern.count) where bytes[offset] == first {
+            if UnsafeBufferPointer(rebasing: bytes[offset..<offset + pattern.count]).elementsEqual(pattern) {
+                return true
+            }
         }
+        return false
     }
 
     private func recogniseByComponents(_ subvolume: Volume) -> (ManagerMetadata?, String?) {

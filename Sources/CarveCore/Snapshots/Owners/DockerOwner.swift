@@ -1,0 +1,12 @@
+/// Docker's btrfs storage driver: `/var/lib/docker/btrfs/subvolumes/ID` (and `ID-init`),
+/// wherever its data root lives, recognised by `image/btrfs` beside it.
+struct DockerOwner: SnapshotOwner {
+    var manager: SnapshotManager { .docker }
+    var pathHints: [StaticString] { ["btrfs/subvolumes/"] }
+    var deletingTool: String? { "docker" }
+
+    func recognise(_ place: OwnerPlace, probe: OwnerProbe) -> ManagerMetadata? {
+        guard GraphDriverLayout.engine(of: place, probe: probe) == .docker else { return nil }
+        return GraphDriverLayout.metadata(manager, place)
+    }
+}

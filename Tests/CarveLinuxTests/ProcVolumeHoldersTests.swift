@@ -1,0 +1,88 @@
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+
+@testable import CarveLinux
+
+/// /proc read under a fixture host root: each process's cwd, root, fds and mapped
+/// files are links into the tree, and a "volume" is a directory of the fixture, whose
+/// device the links must land on.
+@Suite struct ProcVolumeHoldersTests {
+    typealias F = SnapshotFixtures
+
+    func volume(at path: String) -> Volume {
+        Volume(id: 300, path: "snap", mountedPath: path, uuid: F.uuid(300), parentUUID: F.uuid(1), created: F.epoch)
+    }
+
+    @Test func findsTheProcessesWhoseFilesDirectoriesOrMapsLieOnTheVolume() throws {
+        let target = try Integration.makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: target + "/file"))
+        let root = try Integration.makeTree(
+            [
+                "proc/100/comm": "restic\n", "proc/101/comm": "borg\n", "proc/102/comm": "python3\n",
+                "proc/104/comm": "bash\n", "proc/self/comm": "carve\n", "proc/1x/comm": "odd\n",
+                "proc/102/maps": """
+                    7f00-7f01 r--p 00000000 00:2a 1234 \(target)/file
+                    7f01-7f02 r-xp 00000000 08:01 99 /usr/lib/libc.so.6
+                    7f02-7f03 rw-p 00000000 00:00 0 [heap]
+                    garbage
+                    """,
+            ],
+            links: [
+                "proc/100/fd/3": target + "/file", "proc/100/cwd": "/proc", "proc/100/root": "/proc",
+                "proc/101/cwd": target, "proc/101/root": "/proc",
+                "proc/102/map_files/7f00-7f01": target + "/file", "proc/102/map_files/7f01-7f02": target,
+                "proc/104/cwd": "/proc", "proc/104/fd/0": "/dev/null", "proc/self/cwd": target, "proc/1x/cwd": target,
+            ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let holders = ProcVolumeHolders(host: HostRoot(root))
+        let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
+        // 104 holds only /proc and /dev/null; 102's libc line is not on an anonymous device, so its
+        // map_files link (here into the volume) is never looked at.
+        #expect(found == [.init(pid: 100, command: "restic"), .init(pid: 101, command: "borg"), .init(pid: 102, command: "python3")])
+        var missing = volume(at: target + "/missing")
+        missing.id = 301
+        #expect(holders.holders(of: missing, on: F.filesystem(), recheck: false) == [])
+        var unreachable = volume(at: target)
+        unreachable.id = 302
+        unreachable.mountedPath = nil
+        #expect(holders.holders(of: unreachable, on: F.filesystem(), recheck: false) == [])
+    }
+
+    @Test func aRecheckReadsProcAgainOnlyOnceTheLastReadIsOld() throws {
+        let target = try Integration.makeScratchDirectory()
+        let root = try Integration.makeTree(["proc/100/comm": "sleep\n"], links: ["proc/100/cwd": "/proc"])
+        defer { for path in [target, root] { try? FileManager.default.removeItem(atPath: path) } }
+        let fresh = ProcVolumeHolders(host: HostRoot(root), recheckAfter: 0)
+        let lazy = ProcVolumeHolders(host: HostRoot(root), recheckAfter: 3_600)
+        for holders in [fresh, lazy] {
+            #expect(holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false) == [])
+        }
+        try FileManager.default.createDirectory(atPath: root + "/proc/100/fd", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root + "/proc/100/fd/4", withDestinationPath: target)
+        #expect(fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: false) == [], "read once a run")
+        #expect(fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [.init(pid: 100, command: "sleep")])
+        #expect(lazy.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [])
+    }
+
+    @Test func noProcDirectoryMeansNoHolders() throws {
+        let root = try Integration.makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(ProcVolumeHolders(host: HostRoot(root)).holders(of: volume(at: root), on: F.filesystem(), recheck: false) == [])
+    }
+
+    @Test(arguments: [
+        ("", [String]()),
+        ("7f00-7f01 r--p 00000000 00:2a 12 /a\n7f01-7f02 r--p 00001000 00:2a 12 /a\n", ["7f00-7f01"]),
+        ("7f00-7f01 r--p 00000000 00:2a 12 /a b/with spaces\n", ["7f00-7f01"]),
+        ("7f00-7f01 r--p 00000000 00:2a 0 [stack]\n", []),
+        ("7f00-7f01 r--p 00000000 fd:00 12 /usr/lib/x\n", []),
+        ("7f00-7f01 r--p\n\n\u{0}\u{ff} 00:2a\nonly-one-field\n", []),
+        ("7f00-7f01 r--p 00000000 00:2a 12 (deleted)\n", []),
+    ])
+    func mapsLinesGiveOneRangePerFileOnAnAnonymousDevice(text: String, ranges: [String]) {
+        #expect(MapsLines.ranges(ofFilesIn: Array(text.utf8)) == ranges)
+    }
+}
