@@ -29,7 +29,7 @@ import Testing
     @Test func thinChoosesByWhatTheSetFreesTogether() throws {
         let harness = Self.harness()
         // Oldest first: 311 (1M), 300 (1M), then 301 frees its 1M and the 20M it shared with 300.
-        let result = harness.run(["thin", "/mnt", "--free", "21M", "--sizes", "exact", "--yes", "--json"])
+        let result = harness.run(["thin", "/mnt", "--free", "21M", "--sizes", "exact", "--yes", "--json", "--verbose"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(harness.remaining == [256, 302, 303, 304, 305, 310])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

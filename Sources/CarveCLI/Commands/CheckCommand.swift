@@ -42,7 +42,9 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         let operation = try operationOptions.operation()
         let services = reportOptions.shaped(Services.current)
-        let report = try Check.run(device: device, operation: operation, in: services.checkEnvironment)
+        let report = try ExactScanOptions.$current.withValue(services.exactScan) {
+            try Check.run(device: device, operation: operation, in: services.checkEnvironment)
+        }
         if reportOptions.json(jsonFlag) {
             services.output.write(CheckReportView.json(report).rendered() + "\n")
         } else if !reportOptions.quiet {

@@ -12,11 +12,14 @@ final class ScanProgressLine: @unchecked Sendable {
     private init(output: any OutputSink) { self.output = output }
 
     /// Runs `body` with a scan progress handler installed when stderr is a terminal.
+    /// The command's `ExactScanOptions` are set around it too.
     static func around<T>(_ services: Services, _ body: () throws -> T) rethrows -> T {
-        guard services.stderrIsTerminal else { return try body() }
-        let line = ScanProgressLine(output: services.output)
-        defer { line.finish() }
-        return try ExtentScanObserver.$current.withValue({ line.draw($0) }, operation: body)
+        try ExactScanOptions.$current.withValue(services.exactScan) {
+            guard services.stderrIsTerminal else { return try body() }
+            let line = ScanProgressLine(output: services.output)
+            defer { line.finish() }
+            return try ExtentScanObserver.$current.withValue({ line.draw($0) }, operation: body)
+        }
     }
 
     func draw(_ progress: ExtentScanProgress) {
@@ -61,8 +64,9 @@ struct ExactTotals {
     /// The summary's clause: what deleting all the listed snapshots together frees.
     func clause(bytes: Bool) -> String {
         func shown(_ value: UInt64) -> String { bytes ? "\(value) bytes" : ByteSize.format(value) }
-        return "deleting them all frees \(shown(reclaim.data)) of data (exact) and "
-            + "\(shown(reclaim.metadataAtLeast)) to \(shown(reclaim.metadataAtMost)) of metadata (estimate)"
+        // Tree blocks freed lie anywhere between a root block per snapshot and their
+        // whole trees: a range that wide says nothing, so the text leaves it to the JSON.
+        return "deleting them all frees \(shown(reclaim.data)) of data (exact)"
     }
 
     /// `"exact": {...}` next to `"snapshots"` in the JSON output.

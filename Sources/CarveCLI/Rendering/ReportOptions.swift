@@ -15,12 +15,28 @@ struct ReportOptions: ParsableArguments {
     @Flag(help: "Print JSON on one line, as jq -c does, so that a log of runs is JSON Lines (implies --json).")
     var compact = false
 
+    @Flag(
+        name: .shortAndLong,
+        help:
+            "Also say how sizes were found: what the exact scan read, what it took from its cache and how long it took."
+    )
+    var verbose = false
+
+    @Flag(
+        name: .customLong("no-cache"),
+        help:
+            "Read every snapshot's tree for exact sizes, neither using nor updating the cache in /var/cache/carve (as CARVE_CACHE=off)."
+    )
+    var noCache = false
+
     /// Whether the report is JSON: `--json`, or `--compact`, which implies it.
     func json(_ jsonFlag: Bool) -> Bool { jsonFlag || compact }
 
     /// `services` with their output shaped by these options.
     func shaped(_ services: Services) -> Services {
         var services = services
+        services.exactScan.verbose = services.exactScan.verbose || verbose
+        if noCache { services.exactScan.useCache = false }
         if compact { services.output = CompactJSONOutput(services.output) }
         if quiet {
             services.output = QuietOutput(base: services.output)

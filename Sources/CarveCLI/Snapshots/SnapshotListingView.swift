@@ -32,7 +32,10 @@ struct SnapshotListingView {
         var exclusiveKnown = true
         var exact = ExactTotals()
         for listing in listings {
-            if let scanned = listing.exact { out.note("\(listing.filesystem.mountpoint): \(scanned.summary)") }
+            if let scanned = listing.exact, services.exactScan.showsSummary(of: scanned) {
+                for note in scanned.notes { out.note(note) }
+                out.note("\(listing.filesystem.mountpoint): \(scanned.summary)")
+            }
             for warning in listing.warnings { out.warn(warning) }
             if let note = listing.sizeNote { out.note(note) }
             let outcome = request.outcome(in: listing, now: services.clock.now)

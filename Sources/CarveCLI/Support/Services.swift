@@ -37,6 +37,8 @@ public struct Services: Sendable {
     public var snapshotSchedules: (any SnapshotScheduleReader)?
     /// Which running processes hold a snapshot; nil: none is looked for.
     public var holders: (any VolumeHolders)?
+    /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).
+    public var exactScan = ExactScanOptions()
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),

@@ -40,6 +40,12 @@ extension DeletionPlan {
 
     /// The scan summaries of the listings that have exact sizes, for stderr.
     public static func exactNotes(_ listings: [VolumeListing]) -> [String] {
-        listings.compactMap { listing in listing.exact.map { "\(listing.filesystem.mountpoint): \($0.summary)" } }
+        let options = ExactScanOptions.current
+        var notes: [String] = []
+        for listing in listings {
+            guard let exact = listing.exact, options.showsSummary(of: exact) else { continue }
+            notes += exact.notes + ["\(listing.filesystem.mountpoint): \(exact.summary)"]
+        }
+        return notes
     }
 }

@@ -8,11 +8,14 @@ public struct ExtentScanReport: Sendable, Hashable, Codable {
     /// Bytes the tree search returned (item headers and items).
     public var bytesRead: UInt64
     public var seconds: Double
+    /// Read-only trees taken from the cache rather than read (`ExactSizesCache`).
+    public var cachedSubvolumes: Int
     public init(
-        subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0
+        subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0,
+        cachedSubvolumes: Int = 0
     ) {
         self.subvolumes = subvolumes; self.items = items; self.fileExtentItems = fileExtentItems
-        self.bytesRead = bytesRead; self.seconds = seconds
+        self.bytesRead = bytesRead; self.seconds = seconds; self.cachedSubvolumes = cachedSubvolumes
     }
 }
 
@@ -58,6 +61,8 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     /// Per subvolume id: an upper estimate of its tree's size in bytes, from the
     /// bytes of its items (leaves are at most full; the nodes above them are added).
     public var treeBytes: [UInt64: UInt64]
+    /// What became of the cache, for --verbose (a file found unusable and rebuilt).
+    public var notes: [String] = []
 
     public init(map: ExtentMap, scan: ExtentScanReport, nodeSize: UInt64, treeBytes: [UInt64: UInt64] = [:]) {
         self.map = map; self.scan = scan; self.nodeSize = nodeSize; self.treeBytes = treeBytes
@@ -87,10 +92,11 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     /// One line for stderr: what was read, how long it took, what is exact.
     public var summary: String {
         let seconds = Self.hundredths(scan.seconds)
+        let cached = scan.cachedSubvolumes > 0 ? " (\(scan.cachedSubvolumes) more from the cache)" : ""
         return
             "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
-            + "of \(scan.subvolumes) subvolumes in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
-            + "metadata is not included (about \(ByteSize.format(nodeSize)) or more of tree blocks per snapshot)"
+            + "of \(scan.subvolumes) subvolumes\(cached) in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
+            + "metadata is not included"
     }
 
     /// "0.05", "12.30": seconds to two places, rounded half up, as printf's %.2f shows them.

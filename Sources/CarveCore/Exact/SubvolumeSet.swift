@@ -53,6 +53,8 @@ struct SubvolumeSet: Sendable, Hashable, Codable {
             if index == upper + 1 { upper = index; return }
             if index > upper + 1 { more = [index, index]; return }
         }
+        // A writable subvolume merged into sets restored from the cache, just below them.
+        if index &+ 1 == lower { lower = index; return }
         guard !contains(index) else { return }
         rebuild(runs + [index...index])
     }
@@ -68,5 +70,24 @@ struct SubvolumeSet: Sendable, Hashable, Codable {
         }
         lower = merged[0].lowerBound; upper = merged[0].upperBound
         more = merged.count == 1 ? nil : merged.dropFirst().flatMap { [$0.lowerBound, $0.upperBound] }
+    }
+}
+
+extension SubvolumeSet {
+    /// A set of one run.
+    init(_ lower: UInt32, _ upper: UInt32) {
+        self.lower = lower; self.upper = upper
+    }
+
+    /// Adds the run `lower...upper`, which lies above every member (building a set
+    /// run by run, ascending, as the cache does).
+    mutating func append(_ lower: UInt32, _ upper: UInt32) {
+        if let last = more?.last {
+            if lower <= last + 1 { more![more!.count - 1] = upper } else { more!.append(contentsOf: [lower, upper]) }
+        } else if lower <= self.upper + 1 {
+            self.upper = upper
+        } else {
+            more = [lower, upper]
+        }
     }
 }

@@ -67,16 +67,25 @@ struct ExtentScanner {
     /// `lineages` names, per subvolume id, the subvolume it shares inode numbers with
     /// (its source's UUID for a snapshot, its own otherwise): trees of one lineage are
     /// read around the directories found in the previous one (`DirectoryHints`).
+    /// `cached` and `reused`: read-only trees known from the cache (`ExactSizesCache.reusable`),
+    /// which are not read again.
     func scan(
         subvolumes ids: [UInt64], lineages: [UInt64: String] = [:],
-        progress: (@Sendable (ExtentScanProgress) -> Void)? = nil
+        progress: (@Sendable (ExtentScanProgress) -> Void)? = nil,
+        cached: ExactSizesCache? = nil, reused: [UInt64: Int] = [:]
     ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
         let directory = try DirectoryHandle(mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
-        let trees = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
-        let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, window: Self.workers, progress: progress)
+        let every = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
+        let seed =
+            cached.map { $0.nodeSize == nodeSize ? $0.seed(subvolumes: every, reused: reused) : nil } ?? nil
+        let trees = seed == nil ? every : every.filter { reused[$0] == nil }
+        let merge = OrderedMerge(
+            trees: trees,
+            seed: seed ?? ExactSizes(map: ExtentMap(subvolumes: every), scan: .init(), nodeSize: nodeSize),
+            window: Self.workers, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         let hints = DirectoryHints()
         Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
@@ -95,19 +104,61 @@ struct ExtentScanner {
         }
         let report = ExtentScanReport(
             subvolumes: trees.count, items: result.items, fileExtentItems: result.fileExtents,
-            bytesRead: result.bytesRead, seconds: Date().timeIntervalSince(started))
+            bytesRead: result.bytesRead, seconds: Date().timeIntervalSince(started),
+            cachedSubvolumes: seed?.scan.cachedSubvolumes ?? 0)
         return ExactSizes(map: result.map, scan: report, nodeSize: nodeSize, treeBytes: result.treeBytes)
     }
 }
 
 extension BtrfsSnapshotBackend {
-    /// Fills the listing's sizes from a scan of every subvolume's extents.
+    /// Fills the listing's sizes from a scan of every subvolume's extents, taking the
+    /// read-only trees the cache knows from it and keeping the new ones there. A cache
+    /// that cannot be read is rebuilt (a note under --verbose); one that cannot be
+    /// written leaves the sizes exact and costs the next run a full scan (one warning).
     func attachExactSizes(to listing: inout VolumeListing) throws {
+        let options = ExactScanOptions.current
+        let store = options.useCache ? ExactSizesCacheStore.fromEnvironment() : nil
+        let uuid = listing.filesystem.uuid
+        var cached: ExactSizesCache?
+        var notes: [String] = []
+        switch store?.load(filesystem: uuid) {
+        case .found(let cache)?: cached = cache
+        case .unusable(let why)?: notes.append("exact sizes cache not used, rebuilt: \(why)")
+        case .missing?, nil: break
+        }
         let scanner = ExtentScanner(mountpoint: listing.filesystem.mountpoint, isRoot: isRoot)
         var lineages: [UInt64: String] = [:]
         for subvolume in listing.subvolumes { lineages[subvolume.id] = subvolume.parentUUID ?? subvolume.uuid }
-        let exact = try scanner.scan(
-            subvolumes: listing.subvolumes.map(\.id), lineages: lineages, progress: ExtentScanObserver.current)
+        let reused = cached?.reusable(for: listing.subvolumes) ?? [:]
+        var exact = try scanner.scan(
+            subvolumes: listing.subvolumes.map(\.id), lineages: lineages, progress: ExtentScanObserver.current,
+            cached: cached, reused: reused)
+        if let store {
+            let fresh = ExactSizesCache(filesystem: uuid, keeping: listing.subvolumes, of: exact)
+            if fresh.keys != cached?.keys {
+                do {
+                    try store.save(fresh)
+                } catch {
+                    if CacheWarning.first() {
+                        listing.warnings.append(
+                            "\(error): sizes are exact, but the next run reads every snapshot's tree again")
+                    }
+                }
+            }
+        }
+        exact.notes = notes
         listing.attach(exact)
+    }
+}
+
+/// A cache that cannot be written is said once a run, not once per filesystem.
+enum CacheWarning {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var given = false
+
+    static func first() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        defer { given = true }
+        return !given
     }
 }

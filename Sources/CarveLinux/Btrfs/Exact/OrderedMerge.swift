@@ -32,12 +32,22 @@ final class OrderedMerge: @unchecked Sendable {
     private var waitingForRoom = 0
     private var merged: Result
 
-    init(trees: [UInt64], nodeSize: UInt64, window: Int, progress: (@Sendable (ExtentScanProgress) -> Void)?) {
+    /// `seed`: the map (numbering every tree of the scan) and tree sizes of the trees
+    /// known already; `trees`, the ones to read into it.
+    init(trees: [UInt64], seed: ExactSizes, window: Int, progress: (@Sendable (ExtentScanProgress) -> Void)?) {
         self.trees = trees
-        self.nodeSize = nodeSize
+        self.nodeSize = seed.nodeSize
         self.window = max(1, window)
         self.progress = progress
-        merged = Result(map: ExtentMap(subvolumes: trees))
+        merged = Result(map: seed.map, treeBytes: seed.treeBytes)
+    }
+
+    /// Every tree read, none known.
+    convenience init(
+        trees: [UInt64], nodeSize: UInt64, window: Int, progress: (@Sendable (ExtentScanProgress) -> Void)?
+    ) {
+        let seed = ExactSizes(map: ExtentMap(subvolumes: trees), scan: .init(), nodeSize: nodeSize)
+        self.init(trees: trees, seed: seed, window: window, progress: progress)
     }
 
     /// The index of the next tree to read, or nil when all are taken or one failed.

@@ -1,0 +1,146 @@
+/// What the exact scan learnt of a filesystem's read-only snapshot trees, kept between
+/// runs: a read-only tree cannot change while its generation stays (making it writable
+/// and writing moves the generation), so a tree whose UUID and generation match is
+/// not read again. The trees share one extent table, each extent with the set of trees
+/// that reference it as runs (neighbouring snapshots share almost every extent, so
+/// most sets are one run): a series costs about what its distinct extents cost.
+public struct ExactSizesCache: Sendable, Hashable {
+    /// One cached tree: the subvolume it was read from and what its reading gave
+    /// besides its extents.
+    public struct Tree: Sendable, Hashable {
+        public var id: UInt64
+        public var uuid: String
+        public var generation: UInt64
+        public var inlineBytes: UInt64
+        public var hasInline: Bool
+        /// `ExactSizes.treeBytes` of it.
+        public var treeBytes: UInt64
+        public init(
+            id: UInt64, uuid: String, generation: UInt64, inlineBytes: UInt64 = 0, hasInline: Bool = false,
+            treeBytes: UInt64 = 0
+        ) {
+            self.id = id; self.uuid = uuid; self.generation = generation; self.inlineBytes = inlineBytes
+            self.hasInline = hasInline; self.treeBytes = treeBytes
+        }
+    }
+
+    /// The filesystem's UUID: a file found under another name is not used.
+    public var filesystem: String
+    public var nodeSize: UInt64
+    /// Ascending by id, as the extent map numbers them.
+    public internal(set) var trees: [Tree]
+    /// The extents, ascending by bytenr, and the indices in `trees` of those that reference each.
+    var extents: [ExtentKey]
+    var sets: [SubvolumeSet]
+
+    init(filesystem: String, nodeSize: UInt64, trees: [Tree], extents: [ExtentKey], sets: [SubvolumeSet]) {
+        self.filesystem = filesystem; self.nodeSize = nodeSize; self.trees = trees
+        self.extents = extents; self.sets = sets
+    }
+
+    /// The subvolumes of `subvolumes` whose tree is cached: read-only, same id, UUID
+    /// and generation. By subvolume id, the index of its cached tree.
+    public func reusable(for subvolumes: [Volume]) -> [UInt64: Int] {
+        var byUUID: [String: Int] = [:]
+        for (index, tree) in trees.enumerated() { byUUID[tree.uuid] = index }
+        var found: [UInt64: Int] = [:]
+        for subvolume in subvolumes where subvolume.readOnly {
+            guard let index = byUUID[subvolume.uuid], trees[index].id == subvolume.id,
+                trees[index].generation == subvolume.generation
+            else { continue }
+            found[subvolume.id] = index
+        }
+        return found
+    }
+
+    /// The extent map of `subvolumes` (every tree of the scan, ascending) holding the
+    /// cached trees of `reused` (as `reusable` gives), with their tree sizes and counts;
+    /// the other trees are then read into it.
+    public func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
+        var map = ExtentMap(subvolumes: subvolumes)
+        var treeBytes: [UInt64: UInt64] = [:]
+        var target = [Int](repeating: -1, count: trees.count)
+        for (position, id) in subvolumes.enumerated() {
+            guard let index = reused[id] else { continue }
+            target[index] = position
+            let tree = trees[index]
+            if tree.hasInline { map.addInline(subvolume: id, bytes: tree.inlineBytes) }
+            treeBytes[id] = tree.treeBytes
+        }
+        let translation = IndexTranslation(target)
+        for (key, set) in zip(extents, sets) {
+            if let moved = translation.apply(set) { map.restore(key, set: moved) }
+        }
+        let report = ExtentScanReport(cachedSubvolumes: reused.count)
+        return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
+    }
+
+    /// What to keep of `exact`: the trees of `subvolumes` that are read-only and were
+    /// read whole (a tree deleted during the scan has no `treeBytes`).
+    public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes) {
+        let kept = subvolumes.filter { $0.readOnly && exact.treeBytes[$0.id] != nil }.sorted { $0.id < $1.id }
+        let ids = exact.map.subvolumeIDs
+        var cacheIndex: [UInt64: Int] = [:]
+        for (index, subvolume) in kept.enumerated() { cacheIndex[subvolume.id] = index }
+        let translation = IndexTranslation(ids.map { cacheIndex[$0] ?? -1 })
+        var pairs: [(ExtentKey, SubvolumeSet)] = []
+        exact.map.forEachExtent { key, set in
+            if let moved = translation.apply(set) { pairs.append((key, moved)) }
+        }
+        pairs.sort { ($0.0.diskBytenr, $0.0.diskBytes) < ($1.0.diskBytenr, $1.0.diskBytes) }
+        self.init(
+            filesystem: filesystem, nodeSize: exact.nodeSize,
+            trees: kept.map { subvolume in
+                let inline = exact.map.inlineBytes[subvolume.id]
+                return Tree(
+                    id: subvolume.id, uuid: subvolume.uuid, generation: subvolume.generation,
+                    inlineBytes: inline ?? 0, hasInline: inline != nil, treeBytes: exact.treeBytes[subvolume.id] ?? 0)
+            },
+            extents: pairs.map(\.0), sets: pairs.map(\.1))
+    }
+
+    /// The trees by (id, UUID, generation): two caches of the same keys hold the same
+    /// content, so a run that read nothing new need not write.
+    public var keys: Set<String> { Set(trees.map { "\($0.id) \($0.uuid) \($0.generation)" }) }
+
+    public var extentCount: Int { extents.count }
+}
+
+/// Moves subvolume sets from one numbering to another that keeps the order (a cache's
+/// trees to a scan's, or back), dropping members that have no place there. A run whose
+/// members land on consecutive places stays one run: one step per run, not per member.
+struct IndexTranslation {
+    private let target: [Int]
+    /// For each index, the last index of the stretch from it whose targets are consecutive.
+    private let stretchEnd: [Int]
+
+    /// `target[i]`: the new index of old index `i`, or -1 when it has none; increasing where set.
+    init(_ target: [Int]) {
+        self.target = target
+        var ends = [Int](repeating: 0, count: target.count)
+        var index = target.count - 1
+        while index >= 0 {
+            let next = index + 1
+            ends[index] =
+                next < target.count && target[index] >= 0 && target[next] == target[index] + 1 ? ends[next] : index
+            index -= 1
+        }
+        stretchEnd = ends
+    }
+
+    func apply(_ set: SubvolumeSet) -> SubvolumeSet? {
+        var result: SubvolumeSet?
+        set.forEachRun { lower, upper in
+            var index = Int(lower)
+            let last = min(Int(upper), target.count - 1)
+            while index <= last {
+                guard target[index] >= 0 else { index += 1; continue }
+                let end = min(stretchEnd[index], last)
+                let (from, to) = (UInt32(target[index]), UInt32(target[end]))
+                if result == nil { result = SubvolumeSet(from, to) } else { result!.append(from, to) }
+                index = end + 1
+            }
+        }
+        return result
+    }
+}

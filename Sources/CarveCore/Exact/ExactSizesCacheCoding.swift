@@ -1,0 +1,194 @@
+/// Why a cache file was not used; it is then rebuilt.
+public enum ExactSizesCacheDamage: Error, Equatable, CustomStringConvertible {
+    /// Shorter than its header says, or than any header.
+    case truncated
+    /// Not a carve cache file at all.
+    case notACacheFile
+    /// Written by a carve with another layout.
+    case otherVersion(UInt32)
+    /// The checksum does not match: a byte changed since it was written.
+    case checksum
+    /// The checksum matches but the content contradicts itself (a bug, or a forged file).
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case .truncated: "it is truncated"
+        case .notACacheFile: "it is not a carve cache file"
+        case .otherVersion(let version): "it is of version \(version), not \(ExactSizesCache.version)"
+        case .checksum: "its checksum does not match"
+        case .malformed(let what): "it is malformed (\(what))"
+        }
+    }
+}
+
+/// The file layout: a 32-byte header (magic "carve-xc", version, zero, payload length,
+/// checksum of the payload; little-endian) and the payload of LEB128 numbers: the
+/// filesystem UUID, the node size, the trees (id, UUID, generation, inline bytes + 1 or
+/// 0, tree bytes), then the extents ascending by bytenr, each as the distance from the
+/// previous one, its length and its runs of tree indices (distance from the previous
+/// run's end, length - 1). About 7 bytes per extent of a series.
+extension ExactSizesCache {
+    public static let version: UInt32 = 1
+    static let magic = Array("carve-xc".utf8)
+    static let headerSize = 32
+
+    public func encoded() -> [UInt8] {
+        var out = CacheWriter()
+        out.text(filesystem)
+        out.number(nodeSize)
+        out.number(UInt64(trees.count))
+        for tree in trees {
+            out.number(tree.id); out.text(tree.uuid); out.number(tree.generation)
+            out.number(tree.hasInline ? tree.inlineBytes + 1 : 0); out.number(tree.treeBytes)
+        }
+        out.number(UInt64(extents.count))
+        var previous: UInt64 = 0
+        for (key, set) in zip(extents, sets) {
+            out.number(key.diskBytenr &- previous); out.number(key.diskBytes)
+            previous = key.diskBytenr
+            let runs = set.runs
+            out.number(UInt64(runs.count))
+            var end: UInt64 = 0
+            for run in runs {
+                out.number(UInt64(run.lowerBound) - end); out.number(UInt64(run.upperBound - run.lowerBound))
+                end = UInt64(run.upperBound)
+            }
+        }
+        var header = Self.magic
+        // The version's word holds the version, then four zero bytes.
+        for value in [UInt64(Self.version), UInt64(out.bytes.count), Self.checksum(out.bytes)] {
+            header += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        return header + out.bytes
+    }
+
+    public init(decoding bytes: [UInt8]) throws(ExactSizesCacheDamage) {
+        guard bytes.count >= Self.headerSize else { throw .truncated }
+        guard Array(bytes[0..<8]) == Self.magic else { throw .notACacheFile }
+        func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
+        let version = UInt32(truncatingIfNeeded: word(8))
+        guard version == Self.version, word(8) >> 32 == 0 else { throw .otherVersion(version) }
+        guard UInt64(bytes.count - Self.headerSize) == word(16) else { throw .truncated }
+        let payload = Array(bytes[Self.headerSize...])
+        guard Self.checksum(payload) == word(24) else { throw .checksum }
+        var reader = CacheReader(bytes: payload)
+        let filesystem = try reader.text()
+        let nodeSize = try reader.number()
+        let treeCount = try reader.count(atMost: payload.count)
+        var trees: [Tree] = []
+        trees.reserveCapacity(treeCount)
+        for _ in 0..<treeCount {
+            let id = try reader.number(), uuid = try reader.text(), generation = try reader.number()
+            let inline = try reader.number(), treeBytes = try reader.number()
+            if let last = trees.last, last.id >= id { throw .malformed("trees out of order") }
+            trees.append(
+                Tree(
+                    id: id, uuid: uuid, generation: generation, inlineBytes: inline == 0 ? 0 : inline - 1,
+                    hasInline: inline != 0, treeBytes: treeBytes))
+        }
+        let extentCount = try reader.count(atMost: payload.count)
+        var extents: [ExtentKey] = [], sets: [SubvolumeSet] = []
+        extents.reserveCapacity(extentCount); sets.reserveCapacity(extentCount)
+        var bytenr: UInt64 = 0
+        for index in 0..<extentCount {
+            let step = try reader.number()
+            guard index == 0 || step > 0 else { throw .malformed("extents out of order") }
+            bytenr = bytenr &+ step
+            let diskBytes = try reader.number()
+            guard bytenr != 0 else { throw .malformed("an extent at bytenr 0") }
+            let runCount = try reader.count(atMost: treeCount)
+            guard runCount > 0 else { throw .malformed("an extent no tree references") }
+            var set: SubvolumeSet?
+            var end: UInt64 = 0
+            for run in 0..<runCount {
+                let gap = try reader.number(), length = try reader.number()
+                guard run == 0 || gap > 1 else { throw .malformed("runs that touch") }
+                let (lower, overflowLower) = end.addingReportingOverflow(gap)
+                let (upper, overflowUpper) = lower.addingReportingOverflow(length)
+                guard !overflowLower, !overflowUpper, upper < UInt64(treeCount) else {
+                    throw .malformed("a tree index out of range")
+                }
+                if set == nil { set = SubvolumeSet(UInt32(lower), UInt32(upper)) } else {
+                    set!.append(UInt32(lower), UInt32(upper))
+                }
+                end = upper
+            }
+            extents.append(ExtentKey(diskBytenr: bytenr, diskBytes: diskBytes))
+            sets.append(set!)
+        }
+        guard reader.atEnd else { throw .malformed("bytes after the last extent") }
+        self.init(filesystem: filesystem, nodeSize: nodeSize, trees: trees, extents: extents, sets: sets)
+    }
+
+    /// A 64-bit checksum over 8-byte words, each step a bijection of the state: any
+    /// one changed word (so any flipped byte) changes the result.
+    public static func checksum(_ bytes: [UInt8]) -> UInt64 {
+        var state: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 8 <= raw.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                state = (state ^ word) &* 0x0000_0100_0000_01B3
+                state ^= state >> 29
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            for (shift, index) in (offset..<raw.count).enumerated() { tail |= UInt64(raw[index]) << (8 * shift) }
+            state = (state ^ tail) &* 0x0000_0100_0000_01B3
+            state ^= state >> 29
+        }
+        return state
+    }
+}
+
+/// LEB128 numbers and length-prefixed UTF-8 text, appended.
+struct CacheWriter {
+    var bytes: [UInt8] = []
+    mutating func number(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+    mutating func text(_ value: String) {
+        number(UInt64(value.utf8.count))
+        bytes += value.utf8
+    }
+}
+
+/// Reads what `CacheWriter` wrote; any read past the end or overlong number is damage.
+struct CacheReader {
+    let bytes: [UInt8]
+    var offset = 0
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func number() throws(ExactSizesCacheDamage) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count else { throw .truncated }
+            let byte = bytes[offset]
+            offset += 1
+            guard shift < 64, shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// A count that cannot exceed `limit` (each counted thing takes a byte or more).
+    mutating func count(atMost limit: Int) throws(ExactSizesCacheDamage) -> Int {
+        let value = try number()
+        guard value <= UInt64(limit) else { throw .malformed("a count larger than the file") }
+        return Int(value)
+    }
+
+    mutating func text() throws(ExactSizesCacheDamage) -> String {
+        let length = try count(atMost: bytes.count - offset)
+        defer { offset += length }
+        return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+    }
+}

@@ -1,0 +1,131 @@
+import CarveCore
+import Glibc
+
+/// The exact sizes cache on disk: one file per filesystem UUID in `/var/cache/carve`
+/// (`CARVE_CACHE_DIR` elsewhere, for tests; `CARVE_CACHE=off` for none), root's only,
+/// mode 0600. Every open is relative to the directory and never follows a symlink; a
+/// file is replaced by writing a temporary beside it and renaming it over, so a
+/// reader, or a second carve writing at the same time, sees a whole file or none.
+/// All of the cache's file I/O is here.
+struct ExactSizesCacheStore {
+    static let defaultDirectory = "/var/cache/carve"
+    let directory: String
+
+    /// The store the environment asks for; nil when `CARVE_CACHE` is `off` (or `0`, `no`).
+    static func fromEnvironment() -> ExactSizesCacheStore? {
+        if let setting = getenv("CARVE_CACHE").map({ String(cString: $0).lowercased() }),
+            ["off", "0", "no", "false"].contains(setting)
+        {
+            return nil
+        }
+        let directory = getenv("CARVE_CACHE_DIR").map { String(cString: $0) }
+        return ExactSizesCacheStore(directory: directory.flatMap { $0.isEmpty ? nil : $0 } ?? defaultDirectory)
+    }
+
+    enum Loaded {
+        /// No cache yet: nothing to say.
+        case missing
+        case found(ExactSizesCache)
+        /// A file that is not used, and why; it is replaced by the next write.
+        case unusable(String)
+    }
+
+    /// The cache of filesystem `uuid`.
+    func load(filesystem uuid: String) -> Loaded {
+        guard let name = Self.fileName(uuid) else { return .unusable("\(uuid) is not a filesystem UUID") }
+        let path = directory + "/" + name
+        let dir = openDirectory()
+        guard dir >= 0 else { return errno == ENOENT ? .missing : .unusable("cannot open \(directory)") }
+        defer { close(dir) }
+        if let problem = Self.notRootsOnly(dir) { return .unusable("\(directory) \(problem)") }
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .unusable("\(path) is a symlink")
+            default: return .unusable("cannot open \(path): \(Errno.describe(errno))")
+            }
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return .unusable("\(path) is not a regular file")
+        }
+        if let problem = Self.notRootsOnly(fd) { return .unusable("\(path) \(problem)") }
+        do {
+            let cache = try ExactSizesCache(decoding: try Files.contents(of: fd, "cannot read \(path)"))
+            guard cache.filesystem == uuid else { return .unusable("\(path) holds the trees of \(cache.filesystem)") }
+            return .found(cache)
+        } catch let damage as ExactSizesCacheDamage {
+            return .unusable("\(path): \(damage)")
+        } catch {
+            return .unusable("\(error)")
+        }
+    }
+
+    /// Replaces the cache of its filesystem with `cache`.
+    func save(_ cache: ExactSizesCache) throws {
+        guard let name = Self.fileName(cache.filesystem) else { return }
+        let path = directory + "/" + name
+        var dir = openDirectory()
+        if dir < 0 && errno == ENOENT {
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+                throw SystemCallError("cannot make \(directory)", call: "mkdir", errno: errno)
+            }
+            dir = openDirectory()
+        }
+        guard dir >= 0 else { throw SystemCallError("cannot open \(directory)", call: "open", errno: errno) }
+        defer { close(dir) }
+        if let problem = Self.notRootsOnly(dir) { throw RuntimeError("cannot write \(path): \(directory) \(problem)") }
+        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = openat(dir, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemCallError("cannot write \(path)", call: "open", errno: errno) }
+        var failure: SystemCallError?
+        let bytes = cache.encoded()
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    failure = SystemCallError("cannot write \(path)", call: "write", errno: written < 0 ? errno : ENOSPC)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fchmod(fd, 0o600) != 0 {
+            failure = SystemCallError("cannot write \(path)", call: "fchmod", errno: errno)
+        }
+        if close(fd) != 0, failure == nil { failure = SystemCallError("cannot write \(path)", call: "close", errno: errno) }
+        if failure == nil, renameat(dir, temporary, dir, name) != 0 {
+            failure = SystemCallError("cannot write \(path)", call: "rename", errno: errno)
+        }
+        if let failure {
+            unlinkat(dir, temporary, 0)
+            throw failure
+        }
+    }
+
+    private func openDirectory() -> Int32 {
+        open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    }
+
+    /// Why the file or directory open as `fd` is not root's alone, or nil when it is:
+    /// a cache another user can write could lie about sizes.
+    private static func notRootsOnly(_ fd: Int32) -> String? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return "cannot be examined" }
+        if status.st_uid != 0 { return "is not owned by root" }
+        if status.st_mode & 0o022 != 0 { return "is writable by others than root" }
+        return nil
+    }
+
+    /// The file's name: the UUID, when it is one (hex digits and dashes only).
+    static func fileName(_ uuid: String) -> String? {
+        guard !uuid.isEmpty, uuid.utf8.count <= 64,
+            uuid.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        else { return nil }
+        return uuid
+    }
+}

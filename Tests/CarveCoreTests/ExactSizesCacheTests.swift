@@ -1,0 +1,168 @@
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// The exact sizes cache on a synthetic filesystem: a source subvolume (256) whose files
+/// are rewritten between read-only snapshots. Sizes from the cache plus the trees read
+/// again must equal a full scan's, and every damaged file must be refused.
+@Suite struct ExactSizesCacheTests {
+    /// A filesystem model: each subvolume's references, read-only or not, with generations.
+    struct Model {
+        var trees: [UInt64: [ExtentKey]] = [:]
+        var volumes: [UInt64: Volume] = [:]
+        var next: UInt64 = 0x10_0000
+        var random = SplitMix(seed: 24)
+
+        mutating func extent() -> ExtentKey {
+            defer { next += 0x4000 }
+            return ExtentKey(diskBytenr: next, diskBytes: UInt64.random(in: 1...4, using: &random) * 4096)
+        }
+
+        init(files: Int) {
+            trees[256] = (0..<files).map { _ in extent() }
+            volumes[256] = Volume(id: 256, path: "home", uuid: "u256", generation: 10, created: .init(), readOnly: false)
+            trees[5] = [extent()]
+        }
+
+        mutating func churn(_ count: Int) {
+            for _ in 0..<count { trees[256]![Int.random(in: 0..<trees[256]!.count, using: &random)] = extent() }
+            volumes[256]!.generation += 1
+        }
+
+        mutating func snapshot(_ id: UInt64) {
+            trees[id] = trees[256]
+            volumes[id] = Volume(id: id, path: "s\(id)", uuid: "u\(id)", generation: 100 + id, created: .init())
+        }
+
+        var subvolumes: [Volume] { volumes.values.sorted { $0.id < $1.id } }
+        var ids: [UInt64] { trees.keys.sorted() }
+
+        /// What a scan of every tree gives.
+        func fullScan() -> ExactSizes {
+            var map = ExtentMap(subvolumes: ids)
+            var treeBytes: [UInt64: UInt64] = [:]
+            for id in ids {
+                map.addReferences(subvolume: id, trees[id]!)
+                if id % 3 == 0 { map.addInline(subvolume: id, bytes: id) }
+                treeBytes[id] = 16384 * (id % 7 + 1)
+            }
+            return ExactSizes(map: map, scan: .init(), nodeSize: 16384, treeBytes: treeBytes)
+        }
+
+        /// What a scan that takes the cache's trees and reads the rest gives.
+        func scan(with cache: ExactSizesCache) -> (ExactSizes, read: [UInt64]) {
+            let reused = cache.reusable(for: subvolumes)
+            var exact = cache.seed(subvolumes: ids, reused: reused)
+            var read: [UInt64] = []
+            for id in ids where reused[id] == nil {
+                read.append(id)
+                exact.map.addReferences(subvolume: id, trees[id]!)
+                if id % 3 == 0 { exact.map.addInline(subvolume: id, bytes: id) }
+                exact.treeBytes[id] = 16384 * (id % 7 + 1)
+            }
+            return (exact, read)
+        }
+    }
+
+    func series() -> Model {
+        var model = Model(files: 2000)
+        for id: UInt64 in 300..<320 {
+            model.churn(20)
+            model.snapshot(id)
+        }
+        return model
+    }
+
+    func cache(of model: Model) -> ExactSizesCache {
+        ExactSizesCache(filesystem: "0f1e2d3c-0000-4000-8000-000000000001", keeping: model.subvolumes, of: model.fullScan())
+    }
+
+    @Test func aCachedSeriesGivesTheSizesOfAFullScan() throws {
+        var model = series()
+        let stored = try ExactSizesCache(decoding: cache(of: model).encoded())
+        #expect(stored == cache(of: model))
+        // A run later: the source changed, one snapshot was deleted, one made, one made
+        // writable and written to.
+        model.churn(20)
+        model.trees[305] = nil; model.volumes[305] = nil
+        model.snapshot(330)
+        model.trees[310]!.append(model.extent()); model.volumes[310]!.generation += 1
+        let (exact, read) = model.scan(with: stored)
+        #expect(read == [5, 256, 310, 330])
+        let full = model.fullScan()
+        #expect(exact.map == full.map)
+        #expect(exact.map.exclusiveBytes() == full.map.exclusiveBytes())
+        #expect(exact.map.referencedBytes() == full.map.referencedBytes())
+        #expect(exact.treeBytes == full.treeBytes)
+        #expect(exact.map.inlineBytes == full.map.inlineBytes)
+        #expect(exact.scan.cachedSubvolumes == 18)
+    }
+
+    @Test func writableSubvolumesAreNeverCached() {
+        var model = series()
+        model.volumes[303]!.readOnly = false
+        let kept = cache(of: model).trees.map(\.id)
+        #expect(!kept.contains(256) && !kept.contains(303) && !kept.contains(5))
+        #expect(kept.count == 19)
+        // A writable snapshot whose generation still matches is read again too.
+        let stored = cache(of: series())
+        #expect(stored.reusable(for: model.subvolumes)[303] == nil)
+    }
+
+    @Test func aSeriesCostsAboutItsDistinctExtents() {
+        let model = series()
+        let bytes = cache(of: model).encoded()
+        let extents = cache(of: model).extentCount
+        // 20 snapshots of 2000 files: 2,380 distinct extents, each a few bytes.
+        #expect(bytes.count < extents * 12 + 2048, "\(bytes.count) bytes for \(extents) extents")
+    }
+
+    @Test func everyDamagedFileIsRefused() throws {
+        let bytes = cache(of: series()).encoded()
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: []) }
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: Array(bytes.dropLast(1))) }
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: Array(bytes.prefix(20))) }
+        var other = bytes
+        other[8] = 9
+        #expect(throws: ExactSizesCacheDamage.otherVersion(9)) { try ExactSizesCache(decoding: other) }
+        var text = bytes
+        text[0] = UInt8(ascii: "{")
+        #expect(throws: ExactSizesCacheDamage.notACacheFile) { try ExactSizesCache(decoding: text) }
+        // Any one flipped byte of the payload, or bit of the checksum.
+        var random = SplitMix(seed: 7)
+        for _ in 0..<300 {
+            var flipped = bytes
+            let at = Int.random(in: 24..<bytes.count, using: &random)
+            flipped[at] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &random)
+            #expect(throws: ExactSizesCacheDamage.self) { try ExactSizesCache(decoding: flipped) }
+        }
+    }
+
+    /// A file whose checksum matches but whose content contradicts itself (written by
+    /// hand, or by a bug) is refused, never trusted: no index beyond the trees.
+    @Test func aConsistentlyChecksummedButMalformedPayloadIsRefused() {
+        func file(_ payload: [UInt8]) -> [UInt8] {
+            var header = Array("carve-xc".utf8)
+            for value in [UInt64(ExactSizesCache.version), UInt64(payload.count), ExactSizesCache.checksum(payload)] {
+                header += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+            }
+            return header + payload
+        }
+        // "a", node size 1, one tree (id 1, "u", gen 1, no inline, 0), one extent run 0...5.
+        let treeOutOfRange: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 5]
+        #expect(throws: ExactSizesCacheDamage.malformed("a tree index out of range")) {
+            try ExactSizesCache(decoding: file(treeOutOfRange))
+        }
+        let valid: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 0]
+        #expect(throws: Never.self) { try ExactSizesCache(decoding: file(valid)) }
+        #expect(throws: ExactSizesCacheDamage.malformed("bytes after the last extent")) {
+            try ExactSizesCache(decoding: file(valid + [0]))
+        }
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: file(Array(valid.dropLast()))) }
+        let hugeCount: [UInt8] = [1, 97, 1, 0xFF, 0xFF, 0xFF, 0x7F]
+        #expect(throws: ExactSizesCacheDamage.malformed("a count larger than the file")) {
+            try ExactSizesCache(decoding: file(hugeCount))
+        }
+    }
+}
