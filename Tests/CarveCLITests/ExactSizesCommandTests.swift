@@ -106,4 +106,26 @@ import Testing
         #expect(result.status == 77)
         #expect(result.stderr.contains("exact sizes"))
     }
+
+    /// Named snapshots deleted with --yes print no estimate, so none is scanned for;
+    /// a dry run, JSON, --wait or --sizes still give one.
+    @Test func namedSnapshotsDeletedWithYesAloneAreNotScannedFor() {
+        let harness = Self.harness()
+        let quiet = harness.run(["delete", "--id", "300", "--yes"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("freeing") && !quiet.stderr.contains("unknown"), "\(quiet.stderr)")
+        #expect(!quiet.stdout.contains("freeing") && !quiet.stdout.contains("unknown"), "\(quiet.stdout)")
+        #expect(quiet.stdout.contains("deleted 1 snapshot"), "\(quiet.stdout)")
+        for extra in [["--dry-run"], ["--json"], ["--sizes", "auto"]] {
+            let result = Self.harness().run(["delete", "--id", "301", "--yes"] + extra)
+            #expect(
+                (result.stdout + result.stderr).contains(
+                    extra == ["--json"] ? "\"estimated_reclaim\": 1048576" : "freeing at least"),
+                "\(extra): \(result.stdout)\(result.stderr)")
+        }
+        // A selection is planned with sizes, as before.
+        let selected = Self.harness().run(["delete", "--manager", "plain", "--older-than", "1d", "--yes"])
+        #expect(selected.stderr.contains("freeing") || selected.stdout.contains("freeing"), "\(selected.stderr)")
+    }
+
 }

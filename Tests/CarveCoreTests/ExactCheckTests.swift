@@ -34,4 +34,26 @@ import Testing
                 == "carve snapshots thin /mnt --free \(300 * UInt64.mib) --sizes exact --wait")
         #expect(report.minimumSizeWithoutSnapshots != nil)
     }
+
+    /// A target the filesystem reaches whatever its snapshots hold needs no sizes:
+    /// quotas off, no exact scan is made (the fake's scan would give the figure).
+    @Test func aShrinkThatFitsScansNoSnapshots() throws {
+        var fixture = CheckFixture()
+        fixture.mount("sda1", at: "/mnt")
+        fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 400 * .mib]))
+        let source = SnapshotFixtures.subvolume(256, path: "home")
+        fixture.snapshots(
+            [SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30)],
+            quotaProblem: "quotas are off on /mnt")
+        var map = ExtentMap(subvolumes: [256, 261])
+        map.addReference(subvolume: 261, diskBytenr: 1 << 30, diskBytes: 300 * .mib)
+        fixture.snapshots.filesystems[0].exact = ExactSizes(map: map, scan: ExtentScanReport(), nodeSize: 16384)
+
+        let fits = try fixture.run("/dev/sda1", .shrinkTo(3 * .gib))
+        #expect(fits.verdict == .fits)
+        #expect(fits.minimumSizeWithoutSnapshots == nil, "no scan: the snapshots are not in the way")
+        let short = try fixture.run("/dev/sda1", .shrinkTo(1200 * .mib))
+        #expect(short.minimumSizeWithoutSnapshots != nil, "below the minimum: scanned")
+    }
+
 }

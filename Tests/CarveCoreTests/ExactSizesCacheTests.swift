@@ -21,7 +21,8 @@ import Testing
 
         init(files: Int) {
             trees[256] = (0..<files).map { _ in extent() }
-            volumes[256] = Volume(id: 256, path: "home", uuid: "u256", generation: 10, created: .init(), readOnly: false)
+            volumes[256] = Volume(
+                id: 256, path: "home", uuid: "u256", generation: 10, created: .init(), readOnly: false)
             trees[5] = [extent()]
         }
 
@@ -75,7 +76,8 @@ import Testing
     }
 
     func cache(of model: Model) -> ExactSizesCache {
-        ExactSizesCache(filesystem: "0f1e2d3c-0000-4000-8000-000000000001", keeping: model.subvolumes, of: model.fullScan())
+        ExactSizesCache(
+            filesystem: "0f1e2d3c-0000-4000-8000-000000000001", keeping: model.subvolumes, of: model.fullScan())
     }
 
     @Test func aCachedSeriesGivesTheSizesOfAFullScan() throws {
@@ -159,7 +161,9 @@ import Testing
         #expect(throws: ExactSizesCacheDamage.malformed("bytes after the last extent")) {
             try ExactSizesCache(decoding: file(valid + [0]))
         }
-        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: file(Array(valid.dropLast()))) }
+        #expect(throws: ExactSizesCacheDamage.truncated) {
+            try ExactSizesCache(decoding: file(Array(valid.dropLast())))
+        }
         let hugeCount: [UInt8] = [1, 97, 1, 0xFF, 0xFF, 0xFF, 0x7F]
         #expect(throws: ExactSizesCacheDamage.malformed("a count larger than the file")) {
             try ExactSizesCache(decoding: file(hugeCount))

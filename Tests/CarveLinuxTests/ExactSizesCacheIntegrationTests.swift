@@ -54,7 +54,9 @@ struct ExactSizesCacheIntegrationTests {
         try disk.sh("i=0; while [ $i -lt 40 ]; do head -c 70K /dev/urandom > data/f$i; i=$((i+1)); done")
         for index in 1...count {
             try disk.snapshot("s\(index)")
-            try disk.sh("i=0; while [ $i -lt 4 ]; do head -c 90K /dev/urandom > data/f$(( (i * 7 + \(index)) % 40 )); i=$((i+1)); done")
+            try disk.sh(
+                "i=0; while [ $i -lt 4 ]; do head -c 90K /dev/urandom > data/f$(( (i * 7 + \(index)) % 40 )); i=$((i+1)); done"
+            )
         }
     }
 

@@ -44,7 +44,10 @@ struct SnapshotsDeleteCommand: ParsableCommand {
         let flow = try DeletionFlow(options: deletion)
         var request = try DeleteRequest(
             names: snapshots, ids: ids, filesystems: filesystems, selection: selection.selection())
-        request.sizes = deletion.sizes
+        request.sizes = deletion.sizes ?? .auto
+        // A prompt, a dry run, JSON and --wait show the estimate; --yes alone prints none.
+        request.estimateWanted =
+            deletion.sizes != nil || !deletion.yes || deletion.dryRun || deletion.json || deletion.wait
         try flow.run {
             try request.plan(backend: flow.services.snapshots, rules: flow.rules, now: flow.services.clock.now)
         }

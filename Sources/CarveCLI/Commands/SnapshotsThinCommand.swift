@@ -99,7 +99,7 @@ struct SnapshotsThinCommand: ParsableCommand {
         case (nil, nil):
             throw UsageError("missing --free SIZE or --until-available SIZE|N%: how much space thin brings back")
         }
-        request.sizes = deletion.sizes
+        request.sizes = deletion.sizes ?? .auto
         return request
     }
 }

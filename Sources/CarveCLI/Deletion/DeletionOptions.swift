@@ -72,9 +72,9 @@ struct DeletionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact), quota, exact (reads every subvolume's extents) or none.",
+            "How to estimate what comes back: auto (default: quota when quotas are on and consistent, else exact; none for named snapshots deleted with --yes alone, which print no estimate), quota, exact (reads the extents of the trees not cached) or none.",
             valueName: "mode"))
-    var sizes: SizeMode = .auto
+    var sizes: SizeMode?
 
     var rules: DeletionRules {
         DeletionRules(

@@ -104,7 +104,7 @@ struct DeletionReportView {
     private func count(_ n: Int) -> String { "\(n) snapshot\(n == 1 ? "" : "s")" }
 
     private func estimateText(_ bytes: UInt64?) -> String {
-        guard let bytes else { return " (space freed unknown: no quota sizes)" }
+        guard let bytes else { return plan.sizesSkipped ? "" : " (space freed unknown: no quota sizes)" }
         return ", freeing at least \(ByteSize.format(bytes))"
     }
 

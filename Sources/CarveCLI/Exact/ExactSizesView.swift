@@ -8,6 +8,7 @@ final class ScanProgressLine: @unchecked Sendable {
     private let lock = Lock()
     private var lastDrawn = Date.distantPast
     private var drawn = false
+    private let started = Date()
 
     private init(output: any OutputSink) { self.output = output }
 
@@ -30,7 +31,19 @@ final class ScanProgressLine: @unchecked Sendable {
         drawn = true
         output.writeError(
             "\r\u{1B}[Kreading extents: \(progress.subvolumesDone)/\(progress.subvolumesTotal) subvolumes, "
-                + "\(ByteSize.format(progress.bytesRead)) read")
+                + "\(ByteSize.format(progress.bytesRead)) read"
+                + Self.remaining(progress, elapsed: now.timeIntervalSince(started)))
+    }
+
+    /// ", about 12s left": the trees left at the pace of those read, once there is a pace.
+    static func remaining(_ progress: ExtentScanProgress, elapsed: Double) -> String {
+        guard progress.subvolumesDone > 0, elapsed >= 1, progress.subvolumesTotal > progress.subvolumesDone else {
+            return ""
+        }
+        let left =
+            elapsed * Double(progress.subvolumesTotal - progress.subvolumesDone) / Double(progress.subvolumesDone)
+        let seconds = Int(left.rounded(.up))
+        return seconds < 120 ? ", about \(seconds)s left" : ", about \(seconds / 60) min left"
     }
 
     func finish() {

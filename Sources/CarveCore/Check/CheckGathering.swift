@@ -44,7 +44,11 @@ public enum Check {
                     "\(path) is a disk with a partition table: name one of its partitions, or use --new-partition")
             }
             let target = try shrinkTarget(operation, device: device)
-            let subject = try gatherer.subject(device)
+            // Snapshot sizes matter only when the target is below what the filesystem needs.
+            let subject = try gatherer.subject(device) { subject in
+                guard let minimum = subject.figures.minimum else { return true }
+                return target < minimum || subject.figures.btrfs?.fits(size: target) == false
+            }
             return (CheckPlanner.shrink(subject, to: target, operation: operation), subject)
         case .newPartition(let bytes):
             guard bytes > 0 else { throw UsageError("new-partition: the size must be larger than zero") }
@@ -120,7 +124,12 @@ struct Gatherer {
     let environment: CheckEnvironment
     let devices: [BlockDevice]
 
-    func subject(_ device: BlockDevice, table knownTable: PartitionTable? = nil) throws -> ShrinkSubject {
+    /// `needsSnapshotSizes`: whether the subject's snapshots may stand in the way, so that
+    /// an exact scan is worth its time when quotas are off.
+    func subject(
+        _ device: BlockDevice, table knownTable: PartitionTable? = nil,
+        needsSnapshotSizes: (ShrinkSubject) -> Bool = { _ in true }
+    ) throws -> ShrinkSubject {
         let mountpoints = try mountpoints(of: device)
         let figures: FilesystemFigures
         do {
@@ -143,7 +152,7 @@ struct Gatherer {
                 let filesystem = try environment.snapshots.filesystem(containing: mountpoint)
                 var listing = try environment.snapshots.subvolumes(of: filesystem, sizes: .quota)
                 // Quotas off: the exact scan (root, read-only) names the snapshots that make it fit.
-                if listing.sizes == .none,
+                if listing.sizes == .none, needsSnapshotSizes(subject),
                     let exact = try? environment.snapshots.subvolumes(of: filesystem, sizes: .exact)
                 {
                     listing = exact

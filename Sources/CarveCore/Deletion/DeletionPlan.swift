@@ -29,6 +29,9 @@ public struct DeletionPlan: Sendable {
     public var kept: [KeptSnapshot] = []
     /// `thin --until-available`: the target, so that `--wait` can check it after each batch.
     public var goal: AvailabilityGoal? = nil
+    /// Sizes were not looked for, since nothing prints them (named snapshots deleted
+    /// with --yes): the report then says nothing of space rather than "unknown".
+    public var sizesSkipped = false
 
     /// The snapshots of a listing that retention keeps, by the outcome of its selection.
     static func keptByRetention(_ outcome: SelectionOutcome, in listing: VolumeListing) -> [KeptSnapshot] {

@@ -8,6 +8,9 @@ public struct DeleteRequest: Sendable {
     public var selection: SnapshotSelection
     /// How sizes are found: quota, or exact (a scan of every subvolume's extents).
     public var sizes: SizeMode = .auto
+    /// False when nothing will print an estimate (--yes, no --json, no --dry-run):
+    /// named snapshots are then deleted without a scan for one (`sizes` auto only).
+    public var estimateWanted = true
 
     /// Parses the names; refuses a request that names nothing (deleting every
     /// snapshot takes `--all`).
@@ -49,8 +52,14 @@ public struct DeleteRequest: Sendable {
         let located =
             named.isEmpty
             ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
-        let listings = BackupChains.linked(
-            try Scope.listings(scopePaths, backend: backend, sizes: sizes, located: located), backend: backend)
+        // Quota numbers cost one small tree search: taken when they are there, never a scan.
+        let skipSizes = !estimateWanted && sizes == .auto && !usesSelection
+        var listings = BackupChains.linked(
+            try Scope.listings(scopePaths, backend: backend, sizes: skipSizes ? .quota : sizes, located: located),
+            backend: backend)
+        if skipSizes {
+            for index in listings.indices where listings[index].sizes == .none { listings[index].sizeNote = nil }
+        }
         let resolver = SnapshotResolver(
             backend: backend, listings: listings, scoped: !filesystems.isEmpty, located: located)
         var selected: [PlannedSnapshot] = []
@@ -71,6 +80,7 @@ public struct DeleteRequest: Sendable {
             selected: selected, rules: rules,
             notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings))
         plan.exactSizes = DeletionPlan.exactSizes(listings)
+        plan.sizesSkipped = skipSizes && listings.contains { $0.sizes == .none }
         plan.interruptedScopes = InterruptedDeletionScope.from(listings)
         plan.kept = kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
         return plan

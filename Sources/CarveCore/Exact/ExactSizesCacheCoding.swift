@@ -109,7 +109,9 @@ extension ExactSizesCache {
                 guard !overflowLower, !overflowUpper, upper < UInt64(treeCount) else {
                     throw .malformed("a tree index out of range")
                 }
-                if set == nil { set = SubvolumeSet(UInt32(lower), UInt32(upper)) } else {
+                if set == nil {
+                    set = SubvolumeSet(UInt32(lower), UInt32(upper))
+                } else {
                     set!.append(UInt32(lower), UInt32(upper))
                 }
                 end = upper

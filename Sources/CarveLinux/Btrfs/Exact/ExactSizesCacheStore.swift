@@ -88,7 +88,8 @@ struct ExactSizesCacheStore {
                 let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
-                    failure = SystemCallError("cannot write \(path)", call: "write", errno: written < 0 ? errno : ENOSPC)
+                    failure = SystemCallError(
+                        "cannot write \(path)", call: "write", errno: written < 0 ? errno : ENOSPC)
                     return
                 }
                 offset += written
@@ -97,7 +98,9 @@ struct ExactSizesCacheStore {
         if failure == nil, fchmod(fd, 0o600) != 0 {
             failure = SystemCallError("cannot write \(path)", call: "fchmod", errno: errno)
         }
-        if close(fd) != 0, failure == nil { failure = SystemCallError("cannot write \(path)", call: "close", errno: errno) }
+        if close(fd) != 0, failure == nil {
+            failure = SystemCallError("cannot write \(path)", call: "close", errno: errno)
+        }
         if failure == nil, renameat(dir, temporary, dir, name) != 0 {
             failure = SystemCallError("cannot write \(path)", call: "rename", errno: errno)
         }
