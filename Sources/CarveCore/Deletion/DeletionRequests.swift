@@ -51,7 +51,9 @@ public struct DeleteRequest: Sendable {
         }
         let located =
             named.isEmpty
-            ? LocatedPaths() : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems())
+            // Only btrfs places a path in one call: no other backend is asked (no lvs run).
+            ? LocatedPaths()
+            : LocatedPaths(named, backend: backend, among: try backend.mountedFilesystems(ofKind: .btrfs))
         // Quota numbers cost one small tree search: taken when they are there, never a scan.
         let skipSizes = !estimateWanted && sizes == .auto && !usesSelection
         var listings = BackupChains.linked(

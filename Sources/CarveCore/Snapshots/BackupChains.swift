@@ -34,7 +34,8 @@ public enum BackupChains {
         var all = listings
         var warnings: [String] = []
         do {
-            for filesystem in try backend.mountedFilesystems() where !inScope.contains(filesystem.uuid) {
+            // Only btrfs sends and receives: other kinds' backends are not asked (no lvs run).
+            for filesystem in try backend.mountedFilesystems(ofKind: .btrfs) where !inScope.contains(filesystem.uuid) {
                 do {
                     all.append(try backend.subvolumes(of: filesystem, sizes: .none))
                 } catch {

@@ -116,13 +116,12 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 /// Runs a report-only tool in the C locale (its output is parsed) and returns its stdout.
 enum ToolRun {
     static func output(_ arguments: [String]) throws -> String {
-        let run = try ChildProcess.run(arguments, environment: ["LC_ALL": "C"])
+        let run = try ChildProcess.runTool(arguments, environment: ["LC_ALL": "C"])
         guard run.status == 0 else {
             let message = String(decoding: run.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             if message.containsText("Permission denied") || message.containsText("Operation not permitted") {
                 throw NeedsRootError("running \(arguments.joined(separator: " "))")
             }
-            // env(1) exits 127 when the tool is not installed.
             throw RuntimeError("\(arguments.joined(separator: " ")) exited \(run.status): \(message)")
         }
         return String(decoding: run.stdout, as: UTF8.self)

@@ -76,7 +76,7 @@ public struct LVMThinBackend: SnapshotListing {
 
     /// `lvs` as root; nil when lvm2 is not installed, so a machine without LVM has no pools.
     public static func runLVS(_ arguments: [String]) throws -> String? {
-        guard ["/usr/sbin/lvs", "/sbin/lvs"].contains(where: Files.isExecutable) else { return nil }
+        guard ChildProcess.systemTool("lvs") != nil else { return nil }
         return try ToolRun.output(arguments)
     }
 }

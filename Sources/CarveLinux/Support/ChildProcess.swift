@@ -4,7 +4,8 @@ import Glibc
 /// Runs another program and waits for it: the report-only tools `carve check` asks
 /// (ntfsresize, lvs, …), and the reference tools of the tests.
 ///
-/// posix_spawn through /usr/bin/env (so PATH is searched), output into unlinked
+/// posix_spawn (carve's own tools by absolute path from the system directories; the
+/// tests' reference tools through /usr/bin/env, so PATH is searched), output into unlinked
 /// files rather than pipes: nothing to drain while the child runs, no deadlock on a
 /// chatty child, and a daemon it leaves behind cannot hold the result open.
 public enum ChildProcess {
@@ -20,10 +21,37 @@ public enum ChildProcess {
     public static func run(
         _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]
     ) throws -> Result {
+        try run(program: "/usr/bin/env", ["env"] + arguments, input: input, environment: environment)
+    }
+
+    /// The directories a system tool carve runs is taken from, in this order: never
+    /// PATH, since carve runs as root with whatever environment it was given.
+    public static let systemDirectories = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+
+    /// Where the system tool `name` is: the first executable of that name in
+    /// `systemDirectories`; nil when it is not installed.
+    public static func systemTool(_ name: String) -> String? {
+        guard !name.contains("/") else { return nil }
+        return systemDirectories.map { $0 + "/" + name }.first(where: Files.isExecutable)
+    }
+
+    /// Runs the system tool `arguments[0]` by its absolute path (`systemTool`); a
+    /// `RuntimeError` when it is not installed.
+    public static func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        guard let program = systemTool(arguments[0]) else {
+            throw RuntimeError(
+                "\(arguments[0]) is not installed (looked in \(systemDirectories.joined(separator: ", ")))")
+        }
+        return try run(program: program, arguments, input: [], environment: environment)
+    }
+
+    private static func run(
+        program: String, _ arguments: [String], input: [UInt8], environment: [String: String]
+    ) throws -> Result {
         let stdin = try ScratchFile(input)
         let stdout = try ScratchFile(), stderr = try ScratchFile()
         let pid = try spawn(
-            ["env"] + arguments, stdin: stdin.fd, stdout: stdout.fd, stderr: stderr.fd,
+            program, arguments, stdin: stdin.fd, stdout: stdout.fd, stderr: stderr.fd,
             environment: currentEnvironment(overriddenBy: environment))
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
@@ -50,11 +78,11 @@ public enum ChildProcess {
         return lines + overrides.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
 
-    /// /usr/bin/env with `arguments`: fds 0-2 given, every other descriptor closed,
+    /// `program` with `arguments`: fds 0-2 given, every other descriptor closed,
     /// default signal dispositions, in its own process group (a Ctrl-C reaches carve,
     /// which decides what to stop).
     private static func spawn(
-        _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32,
+        _ program: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32,
         environment: [String]
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
@@ -84,9 +112,9 @@ public enum ChildProcess {
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
+        let code = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         guard code == 0 else {
-            throw SystemCallError("cannot run \(arguments.dropFirst().first ?? "")", call: "posix_spawn", errno: code)
+            throw SystemCallError("cannot run \(program)", call: "posix_spawn", errno: code)
         }
         return pid
     }

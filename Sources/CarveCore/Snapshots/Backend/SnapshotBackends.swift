@@ -49,6 +49,10 @@ public struct SnapshotBackends: SnapshotBackend {
         try listers.flatMap { try $0.backend.mountedFilesystems() }
     }
 
+    public func mountedFilesystems(ofKind kind: FilesystemKind) throws -> [Filesystem] {
+        try listers.filter { $0.kind == kind }.flatMap { try $0.backend.mountedFilesystems() }
+    }
+
     /// The first backend whose kind the path is on; when none, the first backend's error
     /// (btrfs's: which filesystem the path is on instead).
     public func filesystem(containing path: String) throws -> Filesystem {

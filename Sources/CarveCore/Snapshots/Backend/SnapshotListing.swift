@@ -6,6 +6,9 @@ public protocol SnapshotListing: Sendable {
     var kind: FilesystemKind { get }
     /// Every mounted filesystem of this kind, each once however many times it is mounted.
     func mountedFilesystems() throws -> [Filesystem]
+    /// The mounted filesystems of one kind: asks no other backend (no `lvs` run to find
+    /// the btrfs backups of a listing).
+    func mountedFilesystems(ofKind kind: FilesystemKind) throws -> [Filesystem]
     /// The filesystem of this kind holding `path`; a `RuntimeError` naming the path and
     /// its filesystem type when it is not of this kind, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> Filesystem
@@ -20,4 +23,10 @@ public protocol SnapshotListing: Sendable {
     /// Every volume of `filesystem` from the top down, with manager metadata attached
     /// and sizes found as `sizes` asks.
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing
+}
+
+extension SnapshotListing {
+    public func mountedFilesystems(ofKind kind: FilesystemKind) throws -> [Filesystem] {
+        kind == self.kind ? try mountedFilesystems().filter { $0.kind == kind } : []
+    }
 }

@@ -1,0 +1,65 @@
+@testable import CarveCLI
+import CarveCore
+@testable import CarveLinux
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// carve runs as root: the tools it runs come from the system directories by absolute
+/// path, never from PATH, and a backend is asked only when its filesystems are wanted.
+@Suite struct SystemToolTests {
+    @Test func toolsAreFoundInTheSystemDirectoriesOnly() throws {
+        #expect(ChildProcess.systemTool("sh").map { ChildProcess.systemDirectories.contains(PathText.parent(of: $0)) } == true)
+        #expect(ChildProcess.systemTool("carve-no-such-tool") == nil)
+        #expect(ChildProcess.systemTool("../bin/sh") == nil, "a name, not a path")
+        // Whatever PATH says: env finds nothing there, the system tool is run all the same.
+        let run = try ChildProcess.runTool(["sh", "-c", "echo ok"], environment: ["PATH": "/nonexistent"])
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "ok\n")
+        #expect(try ChildProcess.run(["sh", "-c", "echo ok"], environment: ["PATH": "/nonexistent"]).status == 127)
+        #expect(throws: RuntimeError.self) { try ChildProcess.runTool(["carve-no-such-tool"]) }
+    }
+
+    /// A tool in a directory of PATH only (as a hostile PATH would hold) is not run.
+    @Test func aToolOnlyOnPathIsNotRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carve-tool-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tool = directory + "/carve-path-only-tool"
+        try "#!/bin/sh\necho ran\n".write(toFile: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
+        let viaEnv = try ChildProcess.run(["carve-path-only-tool"], environment: ["PATH": directory])
+        #expect(String(decoding: viaEnv.stdout, as: UTF8.self) == "ran\n", "the tool is there for env")
+        #expect(throws: RuntimeError.self) { try ChildProcess.runTool(["carve-path-only-tool"]) }
+    }
+
+    /// `lvs` runs only when the listing is of everything or names a pool.
+    @Test func aBtrfsListingRunsNoLvs() throws {
+        final class Count: @unchecked Sendable {
+            let lock = Lock()
+            var runs = 0
+            func add() { lock.lock(); runs += 1; lock.unlock() }
+        }
+        let count = Count()
+        let sink = CapturingSink()
+        let source = SnapshotFixtures.subvolume(256, path: "home")
+        let backend = FakeSnapshotBackend([
+            .init(
+                filesystem: SnapshotFixtures.filesystem(),
+                subvolumes: [source, SnapshotFixtures.snapshot(300, path: "snaps/a", of: source, daysAgo: 3)])
+        ])
+        var services = Services(devices: FakeDeviceSource(), snapshots: backend, output: sink, isRoot: true)
+        services.backends.register(
+            listingOnly: LVMThinBackend(report: { _ in
+                count.add()
+                return nil
+            }))
+        func run(_ arguments: [String]) -> Int32 {
+            Services.$current.withValue(services) { CarveMain.run(arguments) }
+        }
+        #expect(run(["snapshots", "list", "/mnt", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
+        #expect(run(["snapshots", "delete", "/mnt/snaps/a", "--dry-run", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
+        #expect(count.runs == 0)
+        #expect(run(["snapshots", "list", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
+        #expect(count.runs > 0, "every filesystem listed: LVM's too")
+    }
+}
