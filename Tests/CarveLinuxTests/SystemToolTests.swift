@@ -9,7 +9,9 @@ import Testing
 /// path, never from PATH, and a backend is asked only when its filesystems are wanted.
 @Suite struct SystemToolTests {
     @Test func toolsAreFoundInTheSystemDirectoriesOnly() throws {
-        #expect(ChildProcess.systemTool("sh").map { ChildProcess.systemDirectories.contains(PathText.parent(of: $0)) } == true)
+        #expect(
+            ChildProcess.systemTool("sh").map { ChildProcess.systemDirectories.contains(PathText.parent(of: $0)) }
+                == true)
         #expect(ChildProcess.systemTool("carve-no-such-tool") == nil)
         #expect(ChildProcess.systemTool("../bin/sh") == nil, "a name, not a path")
         // Whatever PATH says: env finds nothing there, the system tool is run all the same.
@@ -57,7 +59,8 @@ import Testing
             Services.$current.withValue(services) { CarveMain.run(arguments) }
         }
         #expect(run(["snapshots", "list", "/mnt", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
-        #expect(run(["snapshots", "delete", "/mnt/snaps/a", "--dry-run", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
+        #expect(
+            run(["snapshots", "delete", "/mnt/snaps/a", "--dry-run", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
         #expect(count.runs == 0)
         #expect(run(["snapshots", "list", "--sizes", "none"]) == 0, "\(sink.text.stderr)")
         #expect(count.runs > 0, "every filesystem listed: LVM's too")

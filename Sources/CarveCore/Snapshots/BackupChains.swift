@@ -33,11 +33,20 @@ public enum BackupChains {
         let inScope = Set(listings.map(\.filesystem.uuid))
         var all = listings
         var warnings: [String] = []
+        // What another filesystem may hold of a chain: copies received from a listed
+        // snapshot, and the snapshots a listed backup was received from.
+        var sent = Set<String>(), sources = Set<String>()
+        for listing in listings {
+            for volume in listing.subvolumes {
+                if volume.isSnapshot { sent.insert(volume.uuid) }
+                if let received = volume.receivedUUID { sources.insert(received) }
+            }
+        }
         do {
             // Only btrfs sends and receives: other kinds' backends are not asked (no lvs run).
             for filesystem in try backend.mountedFilesystems(ofKind: .btrfs) where !inScope.contains(filesystem.uuid) {
                 do {
-                    all.append(try backend.subvolumes(of: filesystem, sizes: .none))
+                    all.append(try backend.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources))
                 } catch {
                     warnings.append(
                         "cannot look for backups on \(filesystem.mountpoint) (\(error)): chains to it are not protected"

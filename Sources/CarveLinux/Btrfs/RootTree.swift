@@ -60,6 +60,41 @@ struct RootTree {
                 entries[entries.count - 1].backReference = Self.backReference(item.data, parentID: item.offset)
             }
         }
+        return try volumes(entries)
+    }
+
+    /// The subvolumes `ids` only, each with its path: a search per subvolume and per
+    /// ancestor, not a read of the whole tree (the relatives of a backup chain on
+    /// another filesystem). Ids that are not subvolumes are left out.
+    func subvolumes(ids: Set<UInt64>) throws -> [Volume] {
+        var byID: [UInt64: Entry] = [:]
+        var sources = UUIDTexts()
+        let search = TreeSearch(directory, bufferSize: 16 << 10)
+        var wanted = Array(ids)
+        while let id = wanted.popLast() {
+            guard byID[id] == nil, id >= BtrfsKey.firstFreeObjectID, id <= BtrfsKey.lastFreeObjectID else { continue }
+            var entry = Entry(id: id)
+            var next: TreeSearch.Key? = TreeSearch.Key(objectid: id, type: BtrfsKey.rootItem, offset: 0)
+            let end = TreeSearch.Key(objectid: id, type: BtrfsKey.rootBackref, offset: .max)
+            while let from = next {
+                next = try search.search(tree: BtrfsKey.rootTree, from: from, to: end) { item in
+                    if item.type == BtrfsKey.rootItem {
+                        entry.item = Self.rootItem(item.data, sources: &sources)
+                    } else if item.type == BtrfsKey.rootBackref {
+                        entry.backReference = Self.backReference(item.data, parentID: item.offset)
+                    }
+                }
+            }
+            byID[id] = entry
+            // The path goes through the parents: their back references are needed too.
+            if let parent = entry.backReference?.parentID, parent != BtrfsKey.fsTree { wanted.append(parent) }
+        }
+        let requested = try volumes(byID.values.sorted { $0.id < $1.id })
+        return requested.filter { ids.contains($0.id) }
+    }
+
+    /// The entries that are live subvolumes reachable from the top level, with their paths.
+    private func volumes(_ entries: [Entry]) throws -> [Volume] {
         var paths = PathResolver(directory: directory, entries: entries)
         var subvolumes: [Volume] = []
         subvolumes.reserveCapacity(entries.count)

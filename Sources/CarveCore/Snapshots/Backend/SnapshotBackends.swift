@@ -78,6 +78,12 @@ public struct SnapshotBackends: SnapshotBackend {
         try backend(for: filesystem.kind).subvolumes(of: filesystem, sizes: sizes)
     }
 
+    public func chainRelatives(
+        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+    ) throws -> VolumeListing {
+        try backend(for: filesystem.kind).chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+    }
+
     // MARK: deleting and waiting, only where the backend can
 
     public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {

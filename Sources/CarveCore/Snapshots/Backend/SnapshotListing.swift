@@ -23,9 +23,21 @@ public protocol SnapshotListing: Sendable {
     /// Every volume of `filesystem` from the top down, with manager metadata attached
     /// and sizes found as `sizes` asks.
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing
+    /// The volumes of `filesystem` a send/receive chain may link to listed ones: those
+    /// received from the UUIDs `sent`, and those whose own UUID is in `sources` (where
+    /// listed backups were sent from). Any superset will do: by default every volume.
+    func chainRelatives(
+        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+    ) throws -> VolumeListing
 }
 
 extension SnapshotListing {
+    public func chainRelatives(
+        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+    ) throws -> VolumeListing {
+        try subvolumes(of: filesystem, sizes: .none)
+    }
+
     public func mountedFilesystems(ofKind kind: FilesystemKind) throws -> [Filesystem] {
         kind == self.kind ? try mountedFilesystems().filter { $0.kind == kind } : []
     }
