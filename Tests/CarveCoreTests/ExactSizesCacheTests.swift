@@ -82,8 +82,15 @@ import Testing
 
     @Test func aCachedSeriesGivesTheSizesOfAFullScan() throws {
         var model = series()
-        let stored = try ExactSizesCache(decoding: cache(of: model).encoded())
-        #expect(stored == cache(of: model))
+        var written = cache(of: model)
+        written.directoryHints = [
+            "u256": [
+                .init(id: 300, leafBytesPerSizeByte: 1.75, entryLeafBytes: 9000),
+                .init(id: 4100, leafBytesPerSizeByte: 0.5, entryLeafBytes: 4096),
+            ]
+        ]
+        let stored = try ExactSizesCache(decoding: written.encoded())
+        #expect(stored == written)
         // A run later: the source changed, one snapshot was deleted, one made, one made
         // writable and written to.
         model.churn(20)
@@ -151,14 +158,15 @@ import Testing
             }
             return header + payload
         }
-        // "a", node size 1, one tree (id 1, "u", gen 1, no inline, 0), one extent run 0...5.
+        // "a", node size 1, one tree (id 1, "u", gen 1, no inline, 0), one extent run 0...5,
+        // (valid:) its run 0...0 and no directory hints.
         let treeOutOfRange: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 5]
         #expect(throws: ExactSizesCacheDamage.malformed("a tree index out of range")) {
             try ExactSizesCache(decoding: file(treeOutOfRange))
         }
-        let valid: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 0]
+        let valid: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0]
         #expect(throws: Never.self) { try ExactSizesCache(decoding: file(valid)) }
-        #expect(throws: ExactSizesCacheDamage.malformed("bytes after the last extent")) {
+        #expect(throws: ExactSizesCacheDamage.malformed("bytes after the last directory hint")) {
             try ExactSizesCache(decoding: file(valid + [0]))
         }
         #expect(throws: ExactSizesCacheDamage.truncated) {

@@ -14,8 +14,10 @@ struct ChainRelativesIntegrationTests {
         defer { backups.cleanup() }
         for day in 1...3 { _ = try backups.backUp(day: day) }
         // Unrelated subvolumes on the target: not relatives.
-        try Shell.check(["btrfs", "subvolume", "snapshot", "-r", backups.target.mountpoint + "/data",
-            backups.target.mountpoint + "/unrelated"])
+        try Shell.check([
+            "btrfs", "subvolume", "snapshot", "-r", backups.target.mountpoint + "/data",
+            backups.target.mountpoint + "/unrelated",
+        ])
         let backend = BtrfsSnapshotBackend()
         let source = try backend.filesystem(containing: backups.source.mountpoint)
         let target = try backend.filesystem(containing: backups.target.mountpoint)

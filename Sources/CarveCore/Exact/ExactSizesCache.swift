@@ -24,6 +24,18 @@ public struct ExactSizesCache: Sendable, Hashable {
         }
     }
 
+    /// A directory whose entries the next read of its lineage's trees leaves out
+    /// (CarveLinux's DirectoryHints): kept so that a run reading only the writable
+    /// subvolume, with no snapshot of its lineage read before it, still leaves them out.
+    public struct DirectoryHint: Sendable, Hashable {
+        public var id: UInt64
+        public var leafBytesPerSizeByte: Double
+        public var entryLeafBytes: UInt64
+        public init(id: UInt64, leafBytesPerSizeByte: Double, entryLeafBytes: UInt64) {
+            self.id = id; self.leafBytesPerSizeByte = leafBytesPerSizeByte; self.entryLeafBytes = entryLeafBytes
+        }
+    }
+
     /// The filesystem's UUID: a file found under another name is not used.
     public var filesystem: String
     public var nodeSize: UInt64
@@ -32,6 +44,8 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// The extents, ascending by bytenr, and the indices in `trees` of those that reference each.
     var extents: [ExtentKey]
     var sets: [SubvolumeSet]
+    /// By lineage (a source subvolume's UUID), ascending by id.
+    public var directoryHints: [String: [DirectoryHint]] = [:]
 
     init(filesystem: String, nodeSize: UInt64, trees: [Tree], extents: [ExtentKey], sets: [SubvolumeSet]) {
         self.filesystem = filesystem; self.nodeSize = nodeSize; self.trees = trees
@@ -101,7 +115,17 @@ public struct ExactSizesCache: Sendable, Hashable {
 
     /// The trees by (id, UUID, generation): two caches of the same keys hold the same
     /// content, so a run that read nothing new need not write.
-    public var keys: Set<String> { Set(trees.map { "\($0.id) \($0.uuid) \($0.generation)" }) }
+    public var keys: Set<String> { Self.keys(trees.map { ($0.id, $0.uuid, $0.generation) }) }
+
+    /// The keys a cache of `subvolumes` would have after `exact` (as `init(keeping:of:)`
+    /// keeps them), without building it: a run that read nothing new writes nothing.
+    public static func keys(keeping subvolumes: [Volume], of exact: ExactSizes) -> Set<String> {
+        keys(subvolumes.filter { $0.readOnly && exact.treeBytes[$0.id] != nil }.map { ($0.id, $0.uuid, $0.generation) })
+    }
+
+    private static func keys(_ trees: [(UInt64, String, UInt64)]) -> Set<String> {
+        Set(trees.map { "\($0.0) \($0.1) \($0.2)" })
+    }
 
     public var extentCount: Int { extents.count }
 }

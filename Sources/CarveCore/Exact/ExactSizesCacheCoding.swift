@@ -27,7 +27,9 @@ public enum ExactSizesCacheDamage: Error, Equatable, CustomStringConvertible {
 /// filesystem UUID, the node size, the trees (id, UUID, generation, inline bytes + 1 or
 /// 0, tree bytes), then the extents ascending by bytenr, each as the distance from the
 /// previous one, its length and its runs of tree indices (distance from the previous
-/// run's end, length - 1). About 7 bytes per extent of a series.
+/// run's end, length - 1), then the directory hints of each lineage (its UUID, then
+/// per directory its id as the distance from the previous one, the bits of its leaf
+/// bytes per size byte, its entries' leaf bytes). About 7 bytes per extent of a series.
 extension ExactSizesCache {
     public static let version: UInt32 = 1
     static let magic = Array("carve-xc".utf8)
@@ -53,6 +55,17 @@ extension ExactSizesCache {
             for run in runs {
                 out.number(UInt64(run.lowerBound) - end); out.number(UInt64(run.upperBound - run.lowerBound))
                 end = UInt64(run.upperBound)
+            }
+        }
+        out.number(UInt64(directoryHints.count))
+        for (lineage, hints) in directoryHints.sorted(by: { $0.key < $1.key }) {
+            out.text(lineage)
+            out.number(UInt64(hints.count))
+            var id: UInt64 = 0
+            for hint in hints {
+                out.number(hint.id &- id); out.number(hint.leafBytesPerSizeByte.bitPattern);
+                out.number(hint.entryLeafBytes)
+                id = hint.id
             }
         }
         var header = Self.magic
@@ -119,8 +132,22 @@ extension ExactSizesCache {
             extents.append(ExtentKey(diskBytenr: bytenr, diskBytes: diskBytes))
             sets.append(set!)
         }
-        guard reader.atEnd else { throw .malformed("bytes after the last extent") }
+        var hints: [String: [DirectoryHint]] = [:]
+        for _ in 0..<(try reader.count(atMost: payload.count)) {
+            let lineage = try reader.text()
+            var list: [DirectoryHint] = []
+            var id: UInt64 = 0
+            for _ in 0..<(try reader.count(atMost: payload.count)) {
+                id = id &+ (try reader.number())
+                let ratio = Double(bitPattern: try reader.number())
+                guard ratio.isFinite, ratio >= 0 else { throw .malformed("a directory hint of no size") }
+                list.append(DirectoryHint(id: id, leafBytesPerSizeByte: ratio, entryLeafBytes: try reader.number()))
+            }
+            hints[lineage] = list
+        }
+        guard reader.atEnd else { throw .malformed("bytes after the last directory hint") }
         self.init(filesystem: filesystem, nodeSize: nodeSize, trees: trees, extents: extents, sets: sets)
+        directoryHints = hints
     }
 
     /// A 64-bit checksum over 8-byte words, each step a bijection of the state: any

@@ -17,7 +17,9 @@ extension BtrfsSnapshotBackend {
         let search = TreeSearch(directory, bufferSize: 4 << 10)
         var ids = Set<UInt64>()
         do {
-            for uuid in sent { ids.formUnion(try UUIDTree.ids(of: uuid, type: UUIDTree.receivedSubvolume, with: search)) }
+            for uuid in sent {
+                ids.formUnion(try UUIDTree.ids(of: uuid, type: UUIDTree.receivedSubvolume, with: search))
+            }
             for uuid in sources { ids.formUnion(try UUIDTree.ids(of: uuid, type: UUIDTree.subvolume, with: search)) }
         } catch let error as SystemCallError where error.errno == ENOENT {
             return try subvolumes(of: filesystem, sizes: .none)

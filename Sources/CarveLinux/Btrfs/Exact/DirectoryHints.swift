@@ -30,6 +30,14 @@ final class DirectoryHints: @unchecked Sendable {
     private let lock = Lock()
     private var byLineage: [String: [Directory]] = [:]
 
+    init(_ known: [String: [Directory]] = [:]) { byLineage = known }
+
+    /// Every lineage's hints, to keep for the next run.
+    var all: [String: [Directory]] {
+        lock.lock(); defer { lock.unlock() }
+        return byLineage
+    }
+
     /// The directories to read around in a tree of `lineage`, ascending.
     func directories(in lineage: String?) -> [Directory] {
         guard let lineage else { return [] }

@@ -72,7 +72,7 @@ struct ExtentScanner {
     func scan(
         subvolumes ids: [UInt64], lineages: [UInt64: String] = [:],
         progress: (@Sendable (ExtentScanProgress) -> Void)? = nil,
-        cached: ExactSizesCache? = nil, reused: [UInt64: Int] = [:]
+        cached: ExactSizesCache? = nil, reused: [UInt64: Int] = [:], hints: DirectoryHints = DirectoryHints()
     ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
@@ -87,7 +87,6 @@ struct ExtentScanner {
             seed: seed ?? ExactSizes(map: ExtentMap(subvolumes: every), scan: .init(), nodeSize: nodeSize),
             window: Self.workers, progress: progress)
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
-        let hints = DirectoryHints()
         Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
             while let index = merge.take() {
                 let tree = trees[index]
@@ -130,19 +129,19 @@ extension BtrfsSnapshotBackend {
         var lineages: [UInt64: String] = [:]
         for subvolume in listing.subvolumes { lineages[subvolume.id] = subvolume.parentUUID ?? subvolume.uuid }
         let reused = cached?.reusable(for: listing.subvolumes) ?? [:]
+        let hints = DirectoryHints((cached?.directoryHints ?? [:]).mapValues { $0.map(DirectoryHints.Directory.init) })
         var exact = try scanner.scan(
             subvolumes: listing.subvolumes.map(\.id), lineages: lineages, progress: ExtentScanObserver.current,
-            cached: cached, reused: reused)
-        if let store {
-            let fresh = ExactSizesCache(filesystem: uuid, keeping: listing.subvolumes, of: exact)
-            if fresh.keys != cached?.keys {
-                do {
-                    try store.save(fresh)
-                } catch {
-                    if CacheWarning.first() {
-                        listing.warnings.append(
-                            "\(error): sizes are exact, but the next run reads every snapshot's tree again")
-                    }
+            cached: cached, reused: reused, hints: hints)
+        if let store, ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cached?.keys {
+            var fresh = ExactSizesCache(filesystem: uuid, keeping: listing.subvolumes, of: exact)
+            fresh.directoryHints = hints.all.mapValues { $0.map(\.hint) }
+            do {
+                try store.save(fresh)
+            } catch {
+                if CacheWarning.first() {
+                    listing.warnings.append(
+                        "\(error): sizes are exact, but the next run reads every snapshot's tree again")
                 }
             }
         }
@@ -160,5 +159,15 @@ enum CacheWarning {
         lock.lock(); defer { lock.unlock() }
         defer { given = true }
         return !given
+    }
+}
+
+extension DirectoryHints.Directory {
+    init(_ hint: ExactSizesCache.DirectoryHint) {
+        self.init(id: hint.id, leafBytesPerSizeByte: hint.leafBytesPerSizeByte, entryLeafBytes: hint.entryLeafBytes)
+    }
+
+    var hint: ExactSizesCache.DirectoryHint {
+        .init(id: id, leafBytesPerSizeByte: leafBytesPerSizeByte, entryLeafBytes: entryLeafBytes)
     }
 }
