@@ -63,6 +63,19 @@ import Testing
         #expect(throws: SystemCallError.self) { try merge.result() }
     }
 
+    /// Ctrl-C: no tree is handed out after it, and the scan ends as interrupted (exit 130).
+    @Test func anInterruptionStopsTheHandOut() {
+        let merge = OrderedMerge(trees: [256, 257, 258], nodeSize: 16384, window: 4, progress: nil)
+        let flag = CancellationFlag()
+        merge.cancellation = flag
+        #expect(merge.take() == 0)
+        merge.deliver(0, reading(256))
+        flag.cancel()
+        #expect(merge.take() == nil)
+        #expect(throws: ScanInterrupted()) { try merge.result() }
+        #expect(ScanInterrupted().exitStatus == .interrupted)
+    }
+
     /// At most `window` trees are out ahead of the merge: the next hand-out waits
     /// until the earliest one is delivered, so a slow tree cannot make the others
     /// park every reading.

@@ -13,13 +13,18 @@ final class ScanProgressLine: @unchecked Sendable {
     private init(output: any OutputSink) { self.output = output }
 
     /// Runs `body` with a scan progress handler installed when stderr is a terminal.
-    /// The command's `ExactScanOptions` are set around it too.
+    /// The command's `ExactScanOptions` are set around it too. On a terminal, Ctrl-C
+    /// stops the scan between two trees (exit 130), the line cleared, nothing written.
     static func around<T>(_ services: Services, _ body: () throws -> T) rethrows -> T {
         try ExactScanOptions.$current.withValue(services.exactScan) {
             guard services.stderrIsTerminal else { return try body() }
             let line = ScanProgressLine(output: services.output)
             defer { line.finish() }
-            return try ExtentScanObserver.$current.withValue({ line.draw($0) }, operation: body)
+            let flag = CancellationFlag()
+            DeletionServices.current.catchInterrupts(flag) {}
+            return try ExtentScanObserver.$cancellation.withValue(flag) {
+                try ExtentScanObserver.$current.withValue({ line.draw($0) }, operation: body)
+            }
         }
     }
 

@@ -33,6 +33,16 @@ public struct ExtentScanProgress: Sendable, Hashable {
 /// may scan, so the backends need no extra parameter.
 public enum ExtentScanObserver {
     @TaskLocal public static var current: (@Sendable (ExtentScanProgress) -> Void)?
+    /// Set by Ctrl-C on a terminal: the scan stops after the trees being read and
+    /// throws `ScanInterrupted`; nothing is written, the cache included.
+    @TaskLocal public static var cancellation: CancellationFlag?
+}
+
+/// A scan stopped by Ctrl-C (`ExtentScanObserver.cancellation`).
+public struct ScanInterrupted: ReportableError, Equatable {
+    public init() {}
+    public var message: String { "interrupted while reading exact sizes: nothing was changed" }
+    public var exitStatus: ExitStatus { .interrupted }
 }
 
 /// What deleting a set of subvolumes together gives back: data exact, metadata

@@ -86,6 +86,7 @@ struct ExtentScanner {
             trees: trees,
             seed: seed ?? ExactSizes(map: ExtentMap(subvolumes: every), scan: .init(), nodeSize: nodeSize),
             window: Self.workers, progress: progress)
+        merge.cancellation = ExtentScanObserver.cancellation
         let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
         Threads.concurrentPerform(iterations: min(Self.workers, trees.count)) { worker in
             while let index = merge.take() {

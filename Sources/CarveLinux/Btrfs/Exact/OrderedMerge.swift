@@ -50,9 +50,14 @@ final class OrderedMerge: @unchecked Sendable {
         self.init(trees: trees, seed: seed, window: window, progress: progress)
     }
 
-    /// The index of the next tree to read, or nil when all are taken or one failed.
+    /// Checked before each tree is handed out.
+    var cancellation: CancellationFlag?
+
+    /// The index of the next tree to read, or nil when all are taken, one failed or
+    /// the scan was interrupted.
     func take() -> Int? {
         condition.lock(); defer { condition.unlock() }
+        if cancellation?.isCancelled == true, merged.error == nil { merged.error = ScanInterrupted() }
         while merged.error == nil, nextToTake < trees.count, nextToTake - nextToMerge >= window {
             waitingForRoom += 1
             condition.wait()
