@@ -177,4 +177,21 @@ import Testing
             try ExactSizesCache(decoding: file(hugeCount))
         }
     }
+
+    /// Room made ahead (a seeded map) changes nothing of what the map holds.
+    @Test func aMapWithRoomMadeAheadIsTheSameMap() {
+        let model = series()
+        var reserved = ExtentMap(subvolumes: model.ids)
+        reserved.addReferences(subvolume: 300, model.trees[300]!)
+        reserved.reserveExtents(5000)
+        var grown = ExtentMap(subvolumes: model.ids)
+        grown.addReferences(subvolume: 300, model.trees[300]!)
+        for id in model.ids where id != 300 {
+            reserved.addReferences(subvolume: id, model.trees[id]!)
+            grown.addReferences(subvolume: id, model.trees[id]!)
+        }
+        #expect(reserved == grown)
+        #expect(reserved.exclusiveBytes() == grown.exclusiveBytes())
+    }
+
 }

@@ -72,6 +72,8 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// the other trees are then read into it.
     public func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
         var map = ExtentMap(subvolumes: subvolumes)
+        // Room for the cached extents and the few a run adds: no doubling on the way.
+        map.reserveExtents(extents.count)
         var treeBytes: [UInt64: UInt64] = [:]
         var target = [Int](repeating: -1, count: trees.count)
         for (position, id) in subvolumes.enumerated() {

@@ -83,7 +83,7 @@ extension ExactSizesCache {
         let version = UInt32(truncatingIfNeeded: word(8))
         guard version == Self.version, word(8) >> 32 == 0 else { throw .otherVersion(version) }
         guard UInt64(bytes.count - Self.headerSize) == word(16) else { throw .truncated }
-        let payload = Array(bytes[Self.headerSize...])
+        let payload = bytes[Self.headerSize...]
         guard Self.checksum(payload) == word(24) else { throw .checksum }
         var reader = CacheReader(bytes: payload)
         let filesystem = try reader.text()
@@ -152,7 +152,9 @@ extension ExactSizesCache {
 
     /// A 64-bit checksum over 8-byte words, each step a bijection of the state: any
     /// one changed word (so any flipped byte) changes the result.
-    public static func checksum(_ bytes: [UInt8]) -> UInt64 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt64 { checksum(bytes[...]) }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
         var state: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
         bytes.withUnsafeBytes { raw in
             var offset = 0
@@ -190,15 +192,17 @@ struct CacheWriter {
 
 /// Reads what `CacheWriter` wrote; any read past the end or overlong number is damage.
 struct CacheReader {
-    let bytes: [UInt8]
-    var offset = 0
-    var atEnd: Bool { offset == bytes.count }
+    let bytes: ArraySlice<UInt8>
+    var offset: Int
+    var atEnd: Bool { offset == bytes.endIndex }
+
+    init(bytes: ArraySlice<UInt8>) { self.bytes = bytes; offset = bytes.startIndex }
 
     mutating func number() throws(ExactSizesCacheDamage) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard offset < bytes.count else { throw .truncated }
+            guard offset < bytes.endIndex else { throw .truncated }
             let byte = bytes[offset]
             offset += 1
             guard shift < 64, shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
@@ -216,7 +220,7 @@ struct CacheReader {
     }
 
     mutating func text() throws(ExactSizesCacheDamage) -> String {
-        let length = try count(atMost: bytes.count - offset)
+        let length = try count(atMost: bytes.endIndex - offset)
         defer { offset += length }
         return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
     }

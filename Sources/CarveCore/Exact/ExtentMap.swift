@@ -29,6 +29,9 @@ public struct ExtentMap: Sendable {
         for id in subvolumes { _ = index(of: id) }
     }
 
+    /// Makes room for `count` distinct extents (a map seeded from the cache, whose size is known).
+    public mutating func reserveExtents(_ count: Int) { extents.reserve(count) }
+
     /// Records that `subvolume` has a regular or preallocated file extent item
     /// pointing into the extent at `diskBytenr`. A hole (`diskBytenr` 0) frees nothing.
     public mutating func addReference(subvolume: UInt64, diskBytenr: UInt64, diskBytes: UInt64) {
