@@ -76,6 +76,7 @@ import Testing
         #expect(exact["reclaim"] as? Int == Int(28 * Self.mib))
         #expect(exact["reclaim_data_exact"] as? Bool == true)
         #expect(exact["metadata_estimate_min"] as? Int == 8 * 16384)
+        #expect((exact["scan"] as? [String: Any])?["cached_subvolumes"] as? Int == 0)
         #expect(result.stderr.contains("deleting them all frees 28M of data (exact)"))
     }
 

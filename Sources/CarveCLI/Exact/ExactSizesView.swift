@@ -107,6 +107,7 @@ struct ExactTotals {
                     ("subvolumes", .uint(UInt64(scans.reduce(0) { $0 + $1.subvolumes }))),
                     ("items", .uint(UInt64(scans.reduce(0) { $0 + $1.items }))),
                     ("file_extent_items", .uint(UInt64(scans.reduce(0) { $0 + $1.fileExtentItems }))),
+                    ("cached_subvolumes", .uint(UInt64(scans.reduce(0) { $0 + $1.cachedSubvolumes }))),
                     ("bytes_read", .uint(scans.reduce(0) { $0 + $1.bytesRead })),
                     ("seconds", .double(scans.reduce(0) { $0 + $1.seconds })),
                 ])
