@@ -119,7 +119,10 @@ enum ToolRun {
         let run = try ChildProcess.run(arguments, environment: ["LC_ALL": "C"])
         guard run.status == 0 else {
             let message = String(decoding: run.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-            if message.containsText("Permission denied") || message.containsText("Operation not permitted") {
+            // As root, a refusal (a sandbox, a security module) is a failure with the tool's words.
+            if geteuid() != 0,
+                message.containsText("Permission denied") || message.containsText("Operation not permitted")
+            {
                 throw NeedsRootError("running \(arguments.joined(separator: " "))")
             }
             // env(1) exits 127 when the tool is not installed.
