@@ -110,7 +110,7 @@ import Testing
                     SnapshotColumns.all, Array(SnapshotColumns.all.reversed().dropLast(3)), SnapshotColumns.explained,
                 ] {
                     let out = ByteWriter()
-                    SnapshotJSONWriter(columns: columns, level: 2).append(row, to: out)
+                    SnapshotJSONWriter(columns: columns, level: 2, into: out).append(row)
                     #expect(out.takeText() == SnapshotColumns.snapshotJSON(row, columns: columns).rendered(level: 2))
                 }
             }

@@ -1,48 +1,44 @@
 import CarveCore
 
-/// The snapshot objects of `carve snapshots list --json`, written straight into bytes
-/// from each column's `json` value: the columns of `SnapshotColumns` are the one
-/// definition of the keys and values, and this writer prints the same text as
-/// `SnapshotColumns.snapshotJSON` (a test compares them on every kind of row).
-/// Rendering a whole JSONValue object per snapshot made ten thousand snapshots cost
-/// several times what `btrfs subvolume list` takes; here only the values are built.
+/// The snapshot objects of `carve snapshots list --json`, written straight into bytes:
+/// each column writes its own value (`Column.cells`), so the columns of
+/// `SnapshotColumns` are the one definition of the keys and values, and this writer
+/// prints the same text as `SnapshotColumns.snapshotJSON` (a test compares them on
+/// every kind of row). Rendering a JSONValue per snapshot made ten thousand snapshots
+/// cost several times what `btrfs subvolume list` takes; here only the bytes are made.
 /// A row with a name that is not UTF-8 sets the writer's `replacedCarriedBytes`, and
 /// the caller writes it again through the general writer, which adds `KEY_base64`.
 struct SnapshotJSONWriter {
-    private let values: [@Sendable (SnapshotRow) -> JSONValue]
-    private let level: Int
-    private let layout: JSONObjectLayout
+    private let cells: [@Sendable (SnapshotRow, JSONCells) -> Void]
+    /// Every member's prefix (separator, indentation, key) one after the other, and
+    /// where each ends: one buffer, so a member costs no array of its own.
+    private let prefixes: [UInt8]
+    private let ends: [Int]
+    private let closing: [UInt8]
+    private let out: JSONCells
 
-    init(columns: [Column<SnapshotRow>], level: Int) {
-        values = columns.map(\.json)
-        self.level = level
-        layout = JSONObjectLayout(keys: columns.map(\.key), level: level)
+    init(columns: [Column<SnapshotRow>], level: Int, into out: ByteWriter) {
+        cells = columns.map { column in column.cells ?? { row, out in out.value(column.json(row)) } }
+        let layout = JSONObjectLayout(keys: columns.map(\.key), level: level)
+        prefixes = layout.prefixes.flatMap { $0 }
+        var end = 0
+        ends = layout.prefixes.map { prefix in
+            end += prefix.count
+            return end
+        }
+        closing = layout.closing
+        self.out = JSONCells(writingInto: out, level: level)
     }
 
-    func append(_ row: SnapshotRow, to out: ByteWriter) {
-        for index in values.indices {
-            out.append(layout.prefixes[index])
-            write(values[index](row), to: out)
+    func append(_ row: SnapshotRow) {
+        prefixes.withUnsafeBytes { prefixes in
+            var start = 0
+            for index in cells.indices {
+                out.bytes.append(UnsafeRawBufferPointer(rebasing: prefixes[start..<ends[index]]))
+                start = ends[index]
+                cells[index](row, out)
+            }
         }
-        out.append(layout.closing)
-    }
-
-    private func write(_ value: JSONValue, to out: ByteWriter) {
-        switch value {
-        case .null: out.append("null")
-        case .bool(let value): out.append(value ? "true" : "false")
-        case .uint(let value): out.appendDecimal(value)
-        case .int(let value):
-            if value < 0 { out.append(byte: UInt8(ascii: "-")) }
-            out.appendDecimal(value.magnitude)
-        case .string(let value): out.appendQuoted(value)
-        case .array(let items) where items.isEmpty: out.append("[]")
-        case .double, .array, .object:
-            // Lists are rare and short: the general writer lays them out.
-            if value.carriesBytes { out.replacedCarriedBytes = true }
-            var bytes: [UInt8] = []
-            value.append(to: &bytes, level: level + 1)
-            out.append(bytes)
-        }
+        out.bytes.append(closing)
     }
 }

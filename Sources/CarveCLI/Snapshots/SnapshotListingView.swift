@@ -66,7 +66,7 @@ struct SnapshotListingView {
         }
         out.write("{\n   \"carve_version\": \"\(CarveCommand.version)\",\n   \"snapshots\": [\n")
         let chunk = ByteWriter()
-        let writer = SnapshotJSONWriter(columns: columns, level: 2)
+        let writer = SnapshotJSONWriter(columns: columns, level: 2, into: chunk)
         var object: [UInt8] = []
         for (index, row) in rows.enumerated() {
             chunk.append("      ")
@@ -84,7 +84,7 @@ struct SnapshotListingView {
         scratch: inout [UInt8]
     ) {
         let start = chunk.count
-        writer.append(row, to: chunk)
+        writer.append(row)
         guard chunk.replacedCarriedBytes else { return }
         chunk.truncate(to: start)
         chunk.replacedCarriedBytes = false
