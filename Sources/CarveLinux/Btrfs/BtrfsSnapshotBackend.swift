@@ -42,8 +42,6 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         return filesystem
     }
 
-    public var kind: FilesystemKind { .btrfs }
-
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
     public var workingDirectory: String { Files.workingDirectory }

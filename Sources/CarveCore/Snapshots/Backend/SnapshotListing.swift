@@ -2,17 +2,11 @@
 /// The planners and commands see backends only through these protocols, so tests hand
 /// in fakes and a new filesystem needs its own backend plus one registration.
 public protocol SnapshotListing: Sendable {
-    /// The kind of filesystem this backend lists.
-    var kind: FilesystemKind { get }
     /// Every mounted filesystem of this kind, each once however many times it is mounted.
     func mountedFilesystems() throws -> [Filesystem]
     /// The filesystem of this kind holding `path`; a `RuntimeError` naming the path and
     /// its filesystem type when it is not of this kind, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> Filesystem
-    /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
-    func resolvedPath(_ path: String) -> String?
-    /// The directory relative paths on the command line start from.
-    var workingDirectory: String { get }
     /// The filesystem among `filesystems` and the volume `path` lands in, in one system
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.
@@ -20,4 +14,13 @@ public protocol SnapshotListing: Sendable {
     /// Every volume of `filesystem` from the top down, with manager metadata attached
     /// and sizes found as `sizes` asks.
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing
+}
+
+/// How paths on the command line are read: the same for every filesystem, so the
+/// registry answers it once rather than any one backend for the others.
+public protocol PathResolving: Sendable {
+    /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
+    func resolvedPath(_ path: String) -> String?
+    /// The directory relative paths on the command line start from.
+    var workingDirectory: String { get }
 }
