@@ -51,7 +51,7 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     /// btrfs's sector size (BTRFS_IOC_FS_INFO): `btrfs filesystem resize` rounds down to it.
     func sectorSize(_ mountpoint: String) throws -> UInt64 {
-        let directory = try DirectoryHandle(mountpoint)
+        let directory = try FileDescriptor(directory: mountpoint)
         return try withExtendedLifetime(directory) {
             UInt64(try BtrfsQuery.filesystemInfo(directory.fd, path: mountpoint).sectorsize)
         }

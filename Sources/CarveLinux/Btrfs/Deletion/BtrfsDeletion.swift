@@ -124,7 +124,7 @@ extension BtrfsSnapshotBackend {
         }
     }
 
-    private func deletedSubvolumes(on root: DirectoryHandle) throws -> Set<UInt64> {
+    private func deletedSubvolumes(on root: FileDescriptor) throws -> Set<UInt64> {
         var ids: UnsafeMutablePointer<UInt64>?
         var count = 0
         try BtrfsUtilCall.check(
@@ -140,13 +140,13 @@ extension BtrfsSnapshotBackend {
 /// deletion run then opens nothing per snapshot.
 final class FilesystemRoots: @unchecked Sendable {
     private let lock = Lock()
-    private var open: [String: DirectoryHandle] = [:]
+    private var open: [String: FileDescriptor] = [:]
 
-    func directory(of filesystem: Filesystem) throws -> DirectoryHandle {
+    func directory(of filesystem: Filesystem) throws -> FileDescriptor {
         lock.lock()
         defer { lock.unlock() }
         if let handle = open[filesystem.uuid] { return handle }
-        let handle = try DirectoryHandle(filesystem.mountpoint)
+        let handle = try FileDescriptor(directory: filesystem.mountpoint)
         open[filesystem.uuid] = handle
         return handle
     }

@@ -73,7 +73,7 @@ struct ExtentScanner {
     ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
-        let directory = try DirectoryHandle(mountpoint)
+        let directory = try FileDescriptor(directory: mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
         let trees = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
         let merge = OrderedMerge(trees: trees, nodeSize: nodeSize, window: Self.workers, progress: progress)
