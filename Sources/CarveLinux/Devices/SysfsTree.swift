@@ -149,6 +149,7 @@ final class SysfsDirectory {
     func entries(_ name: String) -> [String] {
         let directory = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return [] }
-        return ((try? DirectoryAccess.entryNames(consuming: directory, name)) ?? []).map(DirectoryAccess.text).sorted()
+        let opened = FileDescriptor(adopting: directory, path: name)
+        return ((try? DirectoryAccess.entryNames(consuming: opened, name)) ?? []).map(DirectoryAccess.text).sorted()
     }
 }

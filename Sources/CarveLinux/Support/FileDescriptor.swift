@@ -5,8 +5,10 @@ import Glibc
 
 /// An open file descriptor and its one owner: closed exactly once, by `close()`, at
 /// the end of `closeAfter`, or when the last reference goes, never by hand elsewhere.
-/// Modelled on swift-system's `FileDescriptor` (`open`, `closeAfter`); a failed call
-/// throws a `SystemCallError`, which keeps errno as data.
+/// A local one stays open to the end of its scope: Swift's lexical lifetimes keep an
+/// object with a deinit alive past every C call made with its `fd`. Modelled on
+/// swift-system's `FileDescriptor` (`open`, `closeAfter`); a failed call throws a
+/// `SystemCallError`, which keeps errno as data.
 final class FileDescriptor: @unchecked Sendable {
     /// The descriptor for the C calls that take one: valid while this object is open.
     let fd: Int32
@@ -27,7 +29,9 @@ final class FileDescriptor: @unchecked Sendable {
         _ context: @autoclosure () -> String
     ) throws(SystemCallError) -> FileDescriptor {
         let fd = ByteText.withCString(path) { openat(directory?.fd ?? AT_FDCWD, $0, flags | O_CLOEXEC, mode) }
-        guard fd >= 0 else { throw SystemCallError(context(), call: directory == nil ? "open" : "openat", errno: errno) }
+        guard fd >= 0 else {
+            throw SystemCallError(context(), call: directory == nil ? "open" : "openat", errno: errno)
+        }
         return FileDescriptor(adopting: fd, path: path)
     }
 

@@ -13,13 +13,17 @@ enum TimeshiftDateDirectory {
     /// present); nil when DATE is gone.
     static func state(of path: String) throws -> (marked: Bool, remaining: [String])? {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot look at \(path)") else { return nil }
-        defer { close(directory) }
-        return try state(of: directory, path)
+        return try directory.closeAfter { try state(of: $0, path) }
     }
 
-    private static func state(of directory: Int32, _ path: String) throws -> (marked: Bool, remaining: [String]) {
+    private static func state(
+        of directory: FileDescriptor, _ path: String
+    ) throws -> (
+        marked: Bool, remaining: [String]
+    ) {
         var info = stat()
-        let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let marked =
+            fstatat(directory.fd, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         let remaining = try DirectoryAccess.entryNames(directory, path)
             .filter { $0.first == CChar(UInt8(ascii: "@")) }
             .map(DirectoryAccess.text)
@@ -39,7 +43,14 @@ enum TimeshiftDateDirectory {
     /// what it holds is in doubt.
     static func marked(in path: String, filesystem: Filesystem) throws -> [MarkedDeletionDirectory] {
         guard let (directory, own) = try DeletionMarkerDirectory.openOnFilesystem(path, filesystem) else { return [] }
-        defer { close(directory) }
+        return try directory.closeAfter { try marked(in: $0, path, device: own.st_dev) }
+    }
+
+    private static func marked(
+        in directory: FileDescriptor, _ path: String, device: dev_t
+    ) throws
+        -> [MarkedDeletionDirectory]
+    {
         var found: [MarkedDeletionDirectory] = []
         for name in try DirectoryAccess.entryNames(directory, path) {
             let text = DirectoryAccess.text(name)
@@ -47,9 +58,8 @@ enum TimeshiftDateDirectory {
             guard isSnapshotName(retired.map { Array(String($0).utf8CString) } ?? name),
                 let child = try? DirectoryAccess.open(entry: name, in: directory, "")
             else { continue }
-            defer { close(child) }
             var info = stat()
-            guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
+            guard fstat(child.fd, &info) == 0, info.st_dev == device else { continue }
             if retired != nil {
                 guard ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else { continue }
                 found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: []))
