@@ -53,10 +53,9 @@ enum DirectoryAccess {
     ) throws
         -> [[CChar]]
     {
-        guard let stream = fdopendir(directory.fd) else {
+        guard let stream = directory.directoryStream() else {
             throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: errno)
         }
-        _ = directory.release()
         defer { closedir(stream) }
         if rewinding { rewinddir(stream) }
         return names(in: stream)

@@ -67,11 +67,13 @@ final class FileDescriptor: @unchecked Sendable {
         _ = Glibc.close(fd)
     }
 
-    /// Gives the descriptor up to a C owner that closes it itself (fdopendir's stream):
-    /// this object then no longer does.
-    func release() -> Int32 {
+    /// A directory stream over the descriptor (fdopendir), which takes it over: the
+    /// stream's closedir closes it, this object no longer does (its `fd` stays usable
+    /// for the `*at` calls while the stream is open). nil when it is no directory.
+    func directoryStream() -> OpaquePointer? {
+        guard isOpen, let stream = fdopendir(fd) else { return nil }
         isOpen = false
-        return fd
+        return stream
     }
 
     deinit { close() }
