@@ -70,37 +70,45 @@ enum DeletionMarkerDirectory {
     /// The marked numbered directories in the `.snapshots` directory `path`; none when
     /// it does not exist (see `openOnFilesystem`).
     static func marked(in path: String, config: String?, filesystem: Filesystem) throws -> [MarkedDeletionDirectory] {
-        guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
-        return try directory.closeAfter { try marked(in: $0, path, config: config, device: own.st_dev) }
-    }
-
-    private static func marked(
-        in directory: FileDescriptor, _ path: String, config: String?, device: dev_t
-    ) throws
-        -> [MarkedDeletionDirectory]
-    {
-        var found: [MarkedDeletionDirectory] = []
-        for name in try DirectoryAccess.entryNames(directory, path) {
-            let text = DirectoryAccess.text(name)
-            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+        try entries(of: path, on: filesystem) { name in
+            ManagerMetadataRemoval.snapperNumber(name).flatMap { Int(exactly: $0) } != nil
+        } found: { child, text, retired in
             guard
                 let number = ManagerMetadataRemoval.snapperNumber(retired ?? Substring(text)).flatMap({
                     Int(exactly: $0)
                 })
-            else { continue }
-            guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
-            var info = stat()
-            // A subvolume or a mount at N is not snapper's plain directory.
-            guard fstat(child.fd, &info) == 0, info.st_dev == device else { continue }
+            else { return nil }
             let state = state(of: child)
             guard retired == nil ? state.marked : ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else {
-                continue
+                return nil
             }
-            found.append(
-                MarkedDeletionDirectory(
-                    path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
+            return MarkedDeletionDirectory(
+                path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent)
+        }.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
+    }
+
+    /// What `found` makes of each entry of the directory `path` of `filesystem` whose
+    /// name (inside a retired name: its original) `named` takes and that is a plain
+    /// directory on the same device (a subvolume or a mount there is not the manager's),
+    /// opened; none when `path` does not exist. The entry's name comes as text, with its
+    /// original when it is a retired one.
+    static func entries(
+        of path: String, on filesystem: Filesystem, named: (Substring) -> Bool,
+        found: (FileDescriptor, String, Substring?) -> MarkedDeletionDirectory?
+    ) throws -> [MarkedDeletionDirectory] {
+        guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
+        var result: [MarkedDeletionDirectory] = []
+        for name in try DirectoryAccess.entryNames(directory, path) {
+            let text = DirectoryAccess.text(name)
+            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+            guard named(retired ?? Substring(text)),
+                let child = try? DirectoryAccess.open(entry: name, in: directory, "")
+            else { continue }
+            var info = stat()
+            guard fstat(child.fd, &info) == 0, info.st_dev == own.st_dev else { continue }
+            if let entry = found(child, text, retired) { result.append(entry) }
         }
-        return found.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
+        return result
     }
 
     /// Opens a directory to look in and its stat; nil when it does not exist. It must
