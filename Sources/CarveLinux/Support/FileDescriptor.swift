@@ -8,7 +8,8 @@ import Glibc
 /// A local one stays open to the end of its scope: Swift's lexical lifetimes keep an
 /// object with a deinit alive past every C call made with its `fd`. Modelled on
 /// swift-system's `FileDescriptor` (`open`, `closeAfter`); a failed call throws a
-/// `SystemCallError`, which keeps errno as data.
+/// `SystemCallError`, which keeps errno as data. One shared between threads (a
+/// filesystem's root, read by the exact scan's workers) is closed by its last reference only.
 final class FileDescriptor: @unchecked Sendable {
     /// The descriptor for the C calls that take one: valid while this object is open.
     let fd: Int32
