@@ -246,7 +246,6 @@ extension UInt64 {
     public static let kib: UInt64 = 1 << 10
     public static let mib: UInt64 = 1 << 20
     public static let gib: UInt64 = 1 << 30
-    public static let tib: UInt64 = 1 << 40
 }
 
 /// statvfs answers by mountpoint, for the FS* columns of `carve devices`.

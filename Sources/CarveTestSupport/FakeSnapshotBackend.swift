@@ -90,8 +90,6 @@ public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
         return best.0
     }
 
-    public var kind: FilesystemKind { .btrfs }
-
     /// Through Foundation: it cannot name bytes that are not UTF-8, which the real
     /// backend's realpath(3) does.
     public func resolvedPath(_ path: String) -> String? {

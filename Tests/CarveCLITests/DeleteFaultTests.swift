@@ -15,9 +15,10 @@ import Testing
         let result = harness.run(["delete", "--manager", "plain", "--yes"])
         #expect(result.status == 4)
         #expect(harness.remaining == [256, 302, 310, 311], "the plain subvolume and snapper's stay; only 302 failed")
+        // The snapshot once, then the cause once.
         let line =
-            "carve: cannot delete snapshot /mnt/snaps/home.2 (id 302): cannot delete snapshot: "
-            + Errno.describe(code) + " (btrfs_util_delete_subvolume)"
+            "carve: cannot delete snapshot /mnt/snaps/home.2 (id 302): "
+            + Errno.describe(code, call: "btrfs_util_delete_subvolume")
         #expect(result.stderr.split(separator: "\n").contains { $0 == line }, "\(result.stderr)")
         #expect(result.stderr.contains(name), "the errno name is shown: \(result.stderr)")
         #expect(
@@ -50,7 +51,7 @@ import Testing
             harness.remaining == [256, 301, 302, 303, 304, 305, 310], "both named snapshots are gone, nothing else")
         #expect(
             result.stderr.contains(
-                "carve: warning: cannot remove snapper metadata /mnt/.snapshots/2: no space left on device (ENOSPC) (unlinkat)"
+                "carve: warning: cannot remove snapper metadata /mnt/.snapshots/2: no space left on device (ENOSPC, unlinkat)"
             ), "\(result.stderr)")
         #expect(!harness.backend.calls.contains(.delete(310)), "the important snapshot was never touched")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -68,7 +69,37 @@ import Testing
         #expect(!harness.backend.calls.contains(.delete(303)))
         #expect(
             result.stderr.contains(
-                "carve: cannot delete snapshot /mnt/snaps/home.3 (id 303): cannot read subvolume 303: input/output error (EIO) (btrfs_util_subvolume_info)"
+                "carve: cannot delete snapshot /mnt/snaps/home.3 (id 303): cannot read subvolume 303: input/output error (EIO, btrfs_util_subvolume_info)"
             ), "\(result.stderr)")
+    }
+
+    /// The JSON report gives a failed deletion's cause alone: the entry names the snapshot.
+    @Test func aFailedDeletionsJSONErrorIsItsCause() {
+        let harness = DeleteHarness()
+        harness.backend.fail(.delete(303), with: FakeSnapshotBackend.errno(5))
+        let json = harness.run(["delete", "--manager", "plain", "--yes", "--json"])
+        #expect(
+            json.stdout.contains(#""error": "input/output error (EIO, btrfs_util_delete_subvolume)""#), "\(json.stdout)"
+        )
+    }
+
+    /// btrfs's own refusals (a send reading the snapshot, an active swap file, EBUSY) are
+    /// said as their causes, never as a missing permission.
+    @Test func theKernelsRefusalsAreSaidAsTheirCauses() {
+        for (refusal, words) in [
+            (Protection.beingSent, "a btrfs send is reading it (a backup in progress): delete it once the send ends"),
+            (
+                .activeSwapFile("/mnt/snaps/home.3/swap"),
+                "it holds the active swap file /mnt/snaps/home.3/swap (swapoff it first)"
+            ),
+            (.mounted([]), "something is mounted on it (EBUSY)"),
+        ] {
+            let harness = DeleteHarness()
+            harness.backend.fail(.delete(303), with: RefusedByFilesystem(refusal))
+            let result = harness.run(["delete", "--manager", "plain", "--yes"])
+            #expect(result.status == 4)
+            #expect(result.stderr.contains("carve: cannot delete snapshot /mnt/snaps/home.3 (id 303): \(words)\n"))
+            #expect(harness.remaining.contains(303))
+        }
     }
 }

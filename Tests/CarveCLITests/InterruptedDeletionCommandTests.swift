@@ -102,7 +102,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.contains(
-                "carve: warning: cannot look for deletions left unfinished on /mnt: cannot open /mnt/.snapshots: input/output error (EIO) (open)"
+                "carve: warning: cannot look for deletions left unfinished on /mnt: cannot open /mnt/.snapshots: input/output error (EIO, open)"
             ),
             "\(result.stderr)")
         #expect(!harness.remaining.contains(300))

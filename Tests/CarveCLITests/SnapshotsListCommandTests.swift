@@ -203,17 +203,20 @@ import Testing
         #expect(result.stderr.hasPrefix("carve: warning: cannot use /mnt/x/.snapshots/9/info.xml: not well-formed XML"))
     }
 
-    @Test func aFailingBackendEndsWithItsError() {
+    /// Root refused (a sandbox, a security module) fails with the cause; only a user who
+    /// is not root is told that it needs root.
+    @Test(arguments: [(true, Int32(1)), (false, 77)])
+    func aFailingBackendEndsWithItsError(isRoot: Bool, status: Int32) {
         let backend = Self.backend()
         backend.fail(
             .subvolumes(F.filesystem().uuid),
             with: SystemCallError(
                 "cannot list the subvolumes of /mnt", call: "btrfs_util_create_subvolume_iterator_fd", errno: 1))
-        let result = list([], backend: backend)
-        #expect(result.status == 77)
+        let result = list([], backend: backend, isRoot: isRoot)
+        #expect(result.status == status)
         #expect(
             result.stderr
-                == "carve: cannot list the subvolumes of /mnt: operation not permitted (EPERM) (btrfs_util_create_subvolume_iterator_fd)\n"
+                == "carve: cannot list the subvolumes of /mnt: operation not permitted (EPERM, btrfs_util_create_subvolume_iterator_fd)\n"
         )
     }
 

@@ -155,7 +155,13 @@ import Testing
                     snapshots: fixture.snapshots
                 ))
         }
-        #expect(error?.exitStatus == .needsRoot)
+        #expect(error?.exitStatus(asRoot: false) == .needsRoot)
+        // Root refused (a sandbox, a security module) is not told to be root: a failure with the cause.
+        #expect(error?.exitStatus(asRoot: true) == .failure)
+        #expect(
+            error?.message
+                == "cannot read the device extents of /mnt: operation not permitted (EPERM, ioctl(BTRFS_IOC_TREE_SEARCH))"
+        )
     }
 
     @Test func aFailingSizerMeansTheMinimumIsUnknown() throws {

@@ -50,7 +50,7 @@ private struct ProbeTable: DevicePropertySource {
             _ = try inventory(FaultyAttributes(TableSysfs(devices: Self.sysfs)), enumerator: failing).collect()
         } throws: { error in
             (error as? SystemCallError)?.message
-                == "cannot list block devices: out of memory (ENOMEM) (udev_enumerate_scan_devices)"
+                == "cannot list block devices: out of memory (ENOMEM, udev_enumerate_scan_devices)"
         }
     }
 

@@ -11,6 +11,8 @@ import Testing
 
             """
         #expect(try SwapList.devicePaths(text) == ["/dev/loop3p4", "/dev/disk x"])
+        // Swap files apart: btrfs refuses to delete a subvolume holding an active one.
+        #expect(try SwapList.filePaths(text) == ["/swap file"])
     }
 
     @Test func onlyTheHeaderMeansNoSwap() throws {
@@ -21,6 +23,7 @@ import Testing
     @Test(arguments: ["Filename Type Size Used Priority\n/dev/sda2 partition 100\n", "h\nonlyone\n"])
     func shortLinesAreErrors(text: String) {
         #expect(throws: ParseError.self) { try SwapList.devicePaths(text) }
+        #expect(throws: ParseError.self) { try SwapList.filePaths(text) }
     }
 
     @Test func swapDevicesGetTheSwapMountpointBySourcePath() {

@@ -145,12 +145,6 @@ struct ReferenceSnapshotBackend: SnapshotListing {
     let mountpoint: String
     let device: String
 
-    var kind: FilesystemKind { .btrfs }
-
-    func resolvedPath(_ path: String) -> String? { path }
-
-    var workingDirectory: String { FileManager.default.currentDirectoryPath }
-
     func mountedFilesystems() throws -> [Filesystem] { [try filesystem(containing: mountpoint)] }
 
     func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }

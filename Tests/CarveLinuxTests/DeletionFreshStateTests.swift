@@ -120,7 +120,7 @@ private struct Run {
         case .deleted: return "deleted"
         case .alreadyGone: return "already gone"
         case .refused: return "refused: \(outcome.errorText ?? "")"
-        case .failed(let error): return "failed: \(error.message)"
+        case .failed, .failedToDelete: return "failed: \(outcome.errorText ?? "")"
         }
     }
 }

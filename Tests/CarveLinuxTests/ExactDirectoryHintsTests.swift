@@ -87,7 +87,7 @@ struct ExactDirectoryHintsTests {
     @Test func aHintNamingPlainFilesChangesNoReference() throws {
         try withChurnedDisk { mnt, listing in
             let tree = try #require(listing.subvolumes.first { $0.path == "snaps/s2" }).id
-            let directory = try DirectoryHandle(mnt)
+            let directory = try FileDescriptor(directory: mnt)
             let nodeSize = try TreeSearch.nodeSize(directory)
             let plain = TreeReader.read(
                 tree: tree, lineage: nil, with: TreeSearch(directory), hints: DirectoryHints(), nodeSize: nodeSize)

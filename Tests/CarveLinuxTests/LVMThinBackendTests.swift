@@ -92,7 +92,7 @@ struct LVMThinBackendTests {
         let sink = CapturingSink()
         var services = Services(
             devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: sink, isRoot: true)
-        services.backends.register(listingOnly: Self.backend())
+        services.backends.register(listingOnly: Self.backend(), for: .lvmThin)
         let listed = Services.$current.withValue(services) {
             CarveMain.run(["snapshots", "list", "vg0/pool", "--json"])
         }

@@ -34,7 +34,7 @@ struct LinuxFilesystemSizerTests {
             let df = try Shell.check(["btrfs", "filesystem", "df", "-b", mountpoint])
             let dataUsed = df.split(separator: "\n").first { $0.hasPrefix("Data") }
                 .flatMap { $0.split(separator: "=").last }.flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-            #expect(allocation.dataUsed == dataUsed)
+            #expect(allocation.used(.data) == dataUsed)
             #expect(allocation.dataExtents.reduce(0) { $0 + $1.length } == dataUsed)
             #expect(figures.minimum == allocation.minimum)
         }

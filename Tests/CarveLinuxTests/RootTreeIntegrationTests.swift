@@ -12,7 +12,7 @@ struct RootTreeIntegrationTests {
 
     /// What libbtrfsutil says, as the listing's model.
     func iterated(_ mountpoint: String) throws -> [Volume] {
-        let iterator = try SubvolumeIterator(try DirectoryHandle(mountpoint), top: 5)
+        let iterator = try SubvolumeIterator(try FileDescriptor(directory: mountpoint), top: 5)
         var found: [Volume] = []
         while let (path, info) = try iterator.next() { found.append(Volume(path: path, info: info)) }
         return found.sorted { $0.id < $1.id }
@@ -53,7 +53,7 @@ struct RootTreeIntegrationTests {
         try fs.snapshot("@home", "snaps/deleted")
         try Shell.check(["btrfs", "-q", "subvolume", "delete", fs.top + "/snaps/deleted"])
 
-        let bulk = try RootTree(directory: try DirectoryHandle(fs.top)).subvolumes()
+        let bulk = try RootTree(directory: try FileDescriptor(directory: fs.top)).subvolumes()
         let reference = try iterated(fs.top)
         #expect(bulk.count == 10)
         #expect(bulk.contains { $0.receivedUUID != nil })
@@ -66,7 +66,7 @@ struct RootTreeIntegrationTests {
         try fs.snapshot("@home", "@/.snapshots/1/snapshot")
         try fs.snapshot("@", "outside/root-1")
         let mounted = try fs.disk.mount(fs.disk.device, options: "subvol=@home", name: "at-home")
-        let bulk = try RootTree(directory: try DirectoryHandle(mounted)).subvolumes()
+        let bulk = try RootTree(directory: try FileDescriptor(directory: mounted)).subvolumes()
         #expect(bulk.map(\.path).sorted() == ["@", "@/.snapshots/1/snapshot", "@home", "outside/root-1"])
         expectSame(bulk, try iterated(fs.top))
     }

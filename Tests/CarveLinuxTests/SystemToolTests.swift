@@ -54,7 +54,7 @@ import Testing
             listingOnly: LVMThinBackend(report: { _ in
                 count.add()
                 return nil
-            }))
+            }), for: .lvmThin)
         func run(_ arguments: [String]) -> Int32 {
             Services.$current.withValue(services) { CarveMain.run(arguments) }
         }

@@ -10,7 +10,8 @@ enum AuditTrail {
         switch outcome.result {
         case .deleted: lines = ["carve: deleted \(name)"]
         case .alreadyGone: lines = ["carve: \(name) was already gone: counted as deleted"]
-        case .refused, .failed: lines = ["carve: cannot delete \(name): \(escapedForTable(outcome.errorText ?? ""))"]
+        case .refused, .failed, .failedToDelete:
+            lines = ["carve: cannot delete \(name): \(escapedForTable(outcome.errorText ?? ""))"]
         }
         // Each line stays one line whatever the names in it, as errors and warnings do.
         if let removed = outcome.metadataRemoved {

@@ -105,8 +105,8 @@ extension [UInt8] {
 }
 
 /// The keys of one object shape rendered once, so that thousands of objects of that
-/// shape (a snapshot listing) cost only their values. Prints what `append` prints for
-/// `.object(zip(keys, values))`.
+/// shape (a snapshot listing) cost only their values: each prefix then its value, then
+/// the closing, print what `append` prints for `.object(zip(keys, values))`.
 struct JSONObjectLayout {
     /// For each member: the separator before it, its indentation, quoted key and ": ".
     let prefixes: [[UInt8]]
@@ -125,14 +125,5 @@ struct JSONObjectLayout {
             keys.isEmpty
             ? Array("{}".utf8)
             : Array("\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: level * indent) + [UInt8(ascii: "}")]
-    }
-
-    /// One object whose member `index` has the value `value(index)`.
-    func append(to out: inout [UInt8], level: Int, indent: Int = 3, value: (Int) -> JSONValue) {
-        for index in prefixes.indices {
-            out.append(contentsOf: prefixes[index])
-            value(index).append(to: &out, level: level + 1, indent: indent)
-        }
-        out.append(contentsOf: closing)
     }
 }

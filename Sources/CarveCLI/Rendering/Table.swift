@@ -14,6 +14,10 @@ public struct Column<Row>: Sendable {
     /// The cell text; `bytes` is true under `--bytes`.
     public let text: @Sendable (Row, _ bytes: Bool) -> String
     public let json: @Sendable (Row) -> JSONValue
+    /// The JSON value written into `JSONCells`, when the column defines it so (the
+    /// snapshot columns): long listings then write it straight into bytes, and `json`
+    /// is made from it.
+    private(set) var cells: (@Sendable (Row, JSONCells) -> Void)?
     /// The cell before the table's escaping, for formats that escape their own way
     /// (lsblk's --raw and --pairs); `text` when the column has no such difference.
     public let plain: @Sendable (Row, _ bytes: Bool) -> String
@@ -28,6 +32,17 @@ public struct Column<Row>: Sendable {
     ) {
         self.name = name; self.key = key ?? name.lowercased(); self.help = help; self.widthHint = widthHint
         self.rightAligned = rightAligned; self.text = text; self.json = json; self.plain = plain ?? text
+        cells = nil
+    }
+
+    /// A column whose JSON value is written into `JSONCells` (see `cells`).
+    init(
+        _ name: String, key: String? = nil, help: String, rightAligned: Bool = false,
+        text: @escaping @Sendable (Row, Bool) -> String, cells: @escaping @Sendable (Row, JSONCells) -> Void
+    ) {
+        self.init(
+            name, key: key, help: help, rightAligned: rightAligned, text: text, json: JSONCells.value(of: cells))
+        self.cells = cells
     }
 }
 

@@ -106,120 +106,140 @@ enum SnapshotColumns {
     static let all: [Column<SnapshotRow>] = [
         Column(
             "ID", help: "btrfs subvolume id", rightAligned: true,
-            text: { row, _ in String(row.snapshot.id) }, json: { .uint($0.snapshot.id) }),
+            text: { row, _ in String(row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
         Column(
             "PATH", help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it",
             text: { row, _ in escapedForTable(row.path) + (row.snapshot.isReachable ? "" : " (not mounted)") },
-            json: { .string($0.path) }),
+            cells: { row, out in
+                // Mounted (most often): the path itself, not a copy made by `row.path`.
+                if let mounted = row.snapshot.mountedPath { out.string(mounted) } else { out.string(row.path) }
+            }),
         Column(
             "SUBVOLUME", key: "subvolume_path", help: "path from the filesystem's top level",
-            text: { row, _ in escapedForTable(row.snapshot.path) }, json: { .string($0.snapshot.path) }),
+            text: { row, _ in escapedForTable(row.snapshot.path) }, cells: { row, out in out.string(row.snapshot.path) }
+        ),
         Column(
             "FILESYSTEM", help: "a mountpoint of the filesystem",
-            text: { row, _ in escapedForTable(row.filesystem.mountpoint) }, json: { .string($0.filesystem.mountpoint) }),
+            text: { row, _ in escapedForTable(row.filesystem.mountpoint) },
+            cells: { row, out in out.string(row.filesystem.mountpoint) }),
         Column(
             "FSUUID", help: "filesystem UUID", text: { row, _ in row.filesystem.uuid },
-            json: { .string($0.filesystem.uuid) }),
+            cells: { row, out in out.string(row.filesystem.uuid) }),
         Column(
-            "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid }, json: { .string($0.snapshot.uuid) }),
+            "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid },
+            cells: { row, out in out.string(row.snapshot.uuid) }),
         Column(
             "PARENT-UUID", key: "parent_uuid", help: "UUID of the subvolume it was taken of",
-            text: { row, _ in row.snapshot.parentUUID ?? "-" }, json: { .string($0.snapshot.parentUUID) }),
+            text: { row, _ in row.snapshot.parentUUID ?? "-" },
+            cells: { row, out in out.string(row.snapshot.parentUUID) }),
         Column(
             "SOURCE",
             help:
                 "the subvolume it was taken of, when that still exists (received: the snapshot it was sent from, when mounted)",
-            text: { row, _ in row.source.map(escapedForTable) ?? "-" }, json: { .string($0.source) }),
+            text: { row, _ in row.source.map(escapedForTable) ?? "-" }, cells: { row, out in out.string(row.source) }),
         Column(
             "SOURCE-ID", key: "source_id", help: "id of the source subvolume", rightAligned: true,
-            text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" }, json: { .uint($0.snapshot.sourceID) }),
+            text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" },
+            cells: { row, out in out.uint(row.snapshot.sourceID) }),
         Column(
             "RECEIVED-FROM", key: "received_from",
             help: "a received snapshot: the UUID of the snapshot it was sent from",
-            text: { row, _ in row.snapshot.receivedUUID ?? "-" }, json: { .string($0.snapshot.receivedUUID) }),
+            text: { row, _ in row.snapshot.receivedUUID ?? "-" },
+            cells: { row, out in out.string(row.snapshot.receivedUUID) }),
         Column(
             "CREATED", help: "when it was taken: the manager's date, else otime; ISO 8601 with offset in JSON",
-            text: { row, _ in row.createdShort }, json: { .string($0.createdISO) }),
+            text: { row, _ in row.createdShort }, cells: { row, out in out.string(row.createdISO) }),
         Column(
             "OTIME", help: "the subvolume's creation time (on a backup disk: when it was received)",
             text: { row, _ in DateText.short(row.snapshot.otime, timeZone: row.timeZone) },
-            json: { .string(DateText.iso8601($0.snapshot.otime, timeZone: $0.timeZone)) }),
+            cells: { row, out in out.string(DateText.iso8601(row.snapshot.otime, timeZone: row.timeZone)) }),
         Column(
             "DATE-SOURCE", key: "date_source", help: "where CREATED comes from: snapper, btrbk, timeshift or otime",
-            text: { row, _ in row.snapshot.dateSource }, json: { .string($0.snapshot.dateSource) }),
+            text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
         Column(
             "GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
-            text: { row, _ in String(row.snapshot.generation) }, json: { .uint($0.snapshot.generation) }),
+            text: { row, _ in String(row.snapshot.generation) },
+            cells: { row, out in out.uint(row.snapshot.generation) }),
         Column(
             "RO", key: "readonly", help: "read-only snapshot",
-            text: { row, _ in row.snapshot.readOnly ? "yes" : "no" }, json: { .bool($0.snapshot.readOnly) }),
+            text: { row, _ in row.snapshot.readOnly ? "yes" : "no" },
+            cells: { row, out in out.bool(row.snapshot.readOnly) }),
         Column(
             "SNAPSHOT", help: "a snapshot (no: a plain subvolume, shown by --all-subvolumes)",
-            text: { row, _ in row.snapshot.isSnapshot ? "yes" : "no" }, json: { .bool($0.snapshot.isSnapshot) }),
+            text: { row, _ in row.snapshot.isSnapshot ? "yes" : "no" },
+            cells: { row, out in out.bool(row.snapshot.isSnapshot) }),
         Column(
             "MANAGER", help: "snapper, timeshift, btrbk or plain",
             text: { row, _ in row.snapshot.isSnapshot ? row.snapshot.metadata.manager.rawValue : "(subvolume)" },
-            json: { $0.snapshot.isSnapshot ? .string($0.snapshot.metadata.manager.rawValue) : .null }),
+            cells: { row, out in
+                if row.snapshot.isSnapshot { out.string(row.snapshot.metadata.manager.rawValue) } else { out.null() }
+            }),
         Column(
             "CONFIG", help: "snapper config",
             text: { row, _ in row.snapshot.metadata.config.map(escapedForTable) ?? "" },
-            json: { .string($0.snapshot.metadata.config) }),
+            cells: { row, out in out.string(row.snapshot.metadata.config) }),
         Column(
             "NUMBER", help: "snapper number, timeshift or btrbk snapshot name", rightAligned: true,
-            text: { row, _ in escapedForTable(row.number) }, json: { .int($0.snapshot.metadata.number) }),
+            text: { row, _ in escapedForTable(row.number) },
+            cells: { row, out in out.int(row.snapshot.metadata.number) }),
         Column(
             "NAME", help: "timeshift or btrbk snapshot name",
             text: { row, _ in escapedForTable(row.snapshot.metadata.name ?? "") },
-            json: { .string($0.snapshot.metadata.name) }),
+            cells: { row, out in out.string(row.snapshot.metadata.name) }),
         Column(
             "TYPE", help: "snapper type: single, pre or post",
-            text: { row, _ in row.snapshot.metadata.type ?? "" }, json: { .string($0.snapshot.metadata.type) }),
+            text: { row, _ in row.snapshot.metadata.type ?? "" },
+            cells: { row, out in out.string(row.snapshot.metadata.type) }),
         Column(
             "IMPORTANT", help: "snapper important=yes",
             text: { row, _ in row.snapshot.metadata.important ? "yes" : "" },
-            json: { .bool($0.snapshot.metadata.important) }),
+            cells: { row, out in out.bool(row.snapshot.metadata.important) }),
         Column(
             "EXCL", key: "exclusive", help: "bytes only this snapshot holds (quota), - when unknown",
             rightAligned: true,
-            text: { row, bytes in size(row.snapshot.exclusive, bytes) }, json: { .uint($0.snapshot.exclusive) }),
+            text: { row, bytes in size(row.snapshot.exclusive, bytes) },
+            cells: { row, out in out.uint(row.snapshot.exclusive) }),
         Column(
             "RFER", key: "referenced", help: "bytes this snapshot references (quota), - when unknown",
             rightAligned: true,
-            text: { row, bytes in size(row.snapshot.referenced, bytes) }, json: { .uint($0.snapshot.referenced) }),
+            text: { row, bytes in size(row.snapshot.referenced, bytes) },
+            cells: { row, out in out.uint(row.snapshot.referenced) }),
         Column(
             "REACHABLE", help: "a mount reaches it, so it can be named by path",
-            text: { row, _ in row.snapshot.isReachable ? "yes" : "no" }, json: { .bool($0.snapshot.isReachable) }),
+            text: { row, _ in row.snapshot.isReachable ? "yes" : "no" },
+            cells: { row, out in out.bool(row.snapshot.isReachable) }),
         Column(
             "MOUNTPOINTS", help: "where the snapshot itself is mounted",
             text: { row, _ in row.snapshot.mountpoints.map(escapedForTable).joined(separator: ",") },
-            json: { .array($0.snapshot.mountpoints.map(JSONValue.string)) }),
+            cells: { row, out in out.value(.array(row.snapshot.mountpoints.map(JSONValue.string))) }),
         Column(
             "NESTED", help: "other subvolumes lie inside it",
             text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" },
-            json: { .bool($0.snapshot.hasNestedSubvolumes) }),
+            cells: { row, out in out.bool(row.snapshot.hasNestedSubvolumes) }),
         Column(
             "CHAIN", key: "chain_parent", help: "the next incremental send needs it: kept unless --break-chains",
             text: { row, _ in row.snapshot.chainParent == nil ? "" : "yes" },
-            json: { .bool($0.snapshot.chainParent != nil) }),
+            cells: { row, out in out.bool(row.snapshot.chainParent != nil) }),
         Column(
             "TAGS", help: "timeshift tags",
             text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },
-            json: { .array($0.snapshot.metadata.tags.map(JSONValue.string)) }),
+            cells: { row, out in out.value(.array(row.snapshot.metadata.tags.map(JSONValue.string))) }),
         Column(
             "DESCRIPTION", help: "the manager's description or comment",
             text: { row, _ in escapedForTable(row.snapshot.metadata.description ?? "") },
-            json: { .string($0.snapshot.metadata.description) }),
+            cells: { row, out in out.string(row.snapshot.metadata.description) }),
     ]
 
     /// Added by `--explain`: what the selection does with each snapshot, and why.
     static let explained: [Column<SnapshotRow>] = [
         Column(
             "DECISION", help: "--explain: delete (selected) or keep",
-            text: { row, _ in row.explanation?.decision ?? "" }, json: { .string($0.explanation?.decision) }),
+            text: { row, _ in row.explanation?.decision ?? "" },
+            cells: { row, out in out.string(row.explanation?.decision) }),
         Column(
             "KEPT-BY", key: "kept_by", help: "--explain: the retention rules that keep it (daily 2026-11-17, last 3)",
             text: { row, _ in row.explanation?.keptByText ?? "" },
-            json: { .array(($0.explanation?.keptBy ?? []).map { .string($0.description) }) }),
+            cells: { row, out in out.value(.array((row.explanation?.keptBy ?? []).map { .string($0.description) })) }),
     ]
 
     /// The JSON object of one snapshot: every column, in table order.

@@ -69,36 +69,29 @@ struct SnapshotListingView {
         }
         out.write("{\n   \"carve_version\": \"\(CarveCommand.version)\",\n   \"snapshots\": [\n")
         let chunk = ByteWriter()
-        let fast = SnapshotJSONWriter(columns: columns, level: 2)
-        let layout = JSONObjectLayout(keys: columns.map(\.key), level: 2)
+        let writer = SnapshotJSONWriter(columns: columns, level: 2, into: chunk)
         var object: [UInt8] = []
         for (index, row) in rows.enumerated() {
             chunk.append("      ")
-            append(row, columns: columns, to: chunk, fast: fast, layout: layout, scratch: &object)
+            append(row, columns: columns, to: chunk, writer: writer, scratch: &object)
             chunk.append(index < rows.count - 1 ? ",\n" : "\n")
             if chunk.count > 1 << 16 { out.write(chunk.takeText()) }
         }
         out.write(chunk.takeText() + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
-    /// One snapshot object: by the fast writer when it knows the columns, else by the
-    /// shared layout; a row with a name that is not UTF-8 by the general writer, the
-    /// one that adds `KEY_base64` members.
+    /// One snapshot object by the byte writer; a row with a name that is not UTF-8 again
+    /// by the general writer, the one that adds `KEY_base64` members.
     private func append(
-        _ row: SnapshotRow, columns: [Column<SnapshotRow>], to chunk: ByteWriter,
-        fast: SnapshotJSONWriter?, layout: JSONObjectLayout, scratch: inout [UInt8]
+        _ row: SnapshotRow, columns: [Column<SnapshotRow>], to chunk: ByteWriter, writer: SnapshotJSONWriter,
+        scratch: inout [UInt8]
     ) {
+        let start = chunk.count
+        writer.append(row)
+        guard chunk.replacedCarriedBytes else { return }
+        chunk.truncate(to: start)
+        chunk.replacedCarriedBytes = false
         scratch.removeAll(keepingCapacity: true)
-        if let fast {
-            let start = chunk.count
-            fast.append(row, to: chunk)
-            guard chunk.replacedCarriedBytes else { return }
-            chunk.truncate(to: start)
-            chunk.replacedCarriedBytes = false
-        } else if !row.carriesBytes {
-            layout.append(to: &scratch, level: 2) { columns[$0].json(row) }
-            return chunk.append(scratch)
-        }
         SnapshotColumns.snapshotJSON(row, columns: columns).append(to: &scratch, level: 2)
         chunk.append(scratch)
     }

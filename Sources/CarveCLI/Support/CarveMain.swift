@@ -28,7 +28,7 @@ public enum CarveMain {
         } catch let error as any ReportableError {
             // A name in the message is escaped as tables escape it: the error stays one line.
             output.writeError("carve: \(escapedForTable(optionsFile.locating(error.message)))\n")
-            return error.exitStatus.rawValue
+            return error.exitStatus(asRoot: Services.current.isRoot).rawValue
         } catch {
             return reportParserError(error, output: output, optionsFile: optionsFile)
         }

@@ -14,7 +14,7 @@ public protocol OutputSink: Sendable {
 public struct Services: Sendable {
     public var devices: any DeviceSource
     /// Every snapshot backend, one per filesystem kind; a call about a filesystem goes to its own.
-    public var backends: SnapshotBackends
+    public var backends: SnapshotBackendRegistry
     /// The backends as one: what planners and commands list and delete through.
     public var snapshots: any SnapshotBackend { backends }
     public var clock: any WallClock
@@ -50,7 +50,8 @@ public struct Services: Sendable {
     ) {
         self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
-        self.devices = devices; backends = SnapshotBackends(snapshots); self.clock = clock; self.output = output
+        self.devices = devices; backends = SnapshotBackendRegistry(snapshots, for: .btrfs); self.clock = clock;
+        self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }
 

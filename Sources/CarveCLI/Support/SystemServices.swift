@@ -48,7 +48,7 @@ extension Services {
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.holders = ProcVolumeHolders(host: host)
-        services.backends.register(listingOnly: LVMThinBackend())
+        services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
         return services
     }
 }

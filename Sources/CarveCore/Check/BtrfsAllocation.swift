@@ -162,7 +162,4 @@ public struct BtrfsAllocation: Sendable, Hashable, Codable {
             + deviceBytes(.metadata) + deviceBytes(.system)
         return max(Self.smallestDevice, (total + Self.mebibyte - 1) / Self.mebibyte * Self.mebibyte)
     }
-
-    /// Data bytes in use.
-    public var dataUsed: UInt64 { used(.data) }
 }

@@ -11,7 +11,7 @@ struct SnapshotsInTheWay {
     /// Snapshots carve may delete, oldest first.
     var deletable: [Volume] {
         (subject.snapshots?.subvolumes ?? []).filter { $0.isSnapshot && !$0.isProtected }.sorted {
-            ($0.metadata.created ?? $0.created, $0.id) < ($1.metadata.created ?? $1.created, $1.id)
+            $0.olderFirstKey() < $1.olderFirstKey()
         }
     }
 

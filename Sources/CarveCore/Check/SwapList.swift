@@ -7,13 +7,22 @@ public enum SwapList {
 
     /// The paths of the active swap areas that are devices (type "partition"), not files.
     public static func devicePaths(_ text: String) throws(ParseError) -> [String] {
+        try paths(text, type: "partition")
+    }
+
+    /// The paths of the active swap files (type "file").
+    public static func filePaths(_ text: String) throws(ParseError) -> [String] {
+        try paths(text, type: "file")
+    }
+
+    private static func paths(_ text: String, type: Substring) throws(ParseError) -> [String] {
         var paths: [String] = []
         for (index, line) in text.split(separator: "\n").enumerated() where index > 0 {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 5 else {
                 throw ParseError(line: index + 1, of: "/proc/swaps", reason: "expected five fields")
             }
-            if fields[1] == "partition" { paths.append(MountInfo.unescape(String(fields[0]))) }
+            if fields[1] == type { paths.append(MountInfo.unescape(String(fields[0]))) }
         }
         return paths
     }

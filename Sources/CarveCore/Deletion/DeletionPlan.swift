@@ -48,6 +48,15 @@ public struct DeletionPlan: Sendable {
         self.toDelete = toDelete; self.protected = protected; self.notes = notes
     }
 
+    /// The last step of every delete and thin plan: what the run needs of the listings
+    /// (their exact extent maps, where to finish interrupted runs) and the snapshots
+    /// retention keeps, oldest first.
+    mutating func finish(from listings: [VolumeListing], kept: [KeptSnapshot]) {
+        exactSizes = Self.exactSizes(listings)
+        interruptedScopes = InterruptedDeletionScope.from(listings)
+        self.kept = kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
+    }
+
     /// Splits `selected` (deduplicated by filesystem and id) into what the rules let
     /// carve delete and what they protect; both oldest first.
     public static func make(selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = []) -> DeletionPlan {
@@ -91,12 +100,15 @@ public struct DeletionPlan: Sendable {
     }
 }
 
-/// Oldest first by creation time, ties by id, so a plan reads like the listing.
+/// Oldest first, so a plan reads like the listing: see `Volume.olderFirstKey`.
 func olderFirst(_ a: PlannedSnapshot, _ b: PlannedSnapshot) -> Bool {
-    let (dateA, dateB) = (
-        a.subvolume.metadata.created ?? a.subvolume.created, b.subvolume.metadata.created ?? b.subvolume.created
-    )
-    if dateA != dateB { return dateA < dateB }
-    if a.filesystem.uuid != b.filesystem.uuid { return a.filesystem.uuid < b.filesystem.uuid }
-    return a.subvolume.id < b.subvolume.id
+    a.subvolume.olderFirstKey(on: a.filesystem.uuid) < b.subvolume.olderFirstKey(on: b.filesystem.uuid)
+}
+
+extension Volume {
+    /// The one oldest-first order of plans, kept snapshots and check's remedies: the
+    /// date taken (the manager's, else otime), then the filesystem, then the id.
+    func olderFirstKey(on filesystem: String = "") -> (Date, String, UInt64) {
+        (metadata.created ?? created, filesystem, id)
+    }
 }

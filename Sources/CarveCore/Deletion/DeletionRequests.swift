@@ -81,10 +81,8 @@ public struct DeleteRequest: Sendable {
         var plan = DeletionPlan.make(
             selected: selected, rules: rules,
             notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings))
-        plan.exactSizes = DeletionPlan.exactSizes(listings)
+        plan.finish(from: listings, kept: kept)
         plan.sizesSkipped = skipSizes && listings.contains { $0.sizes == .none }
-        plan.interruptedScopes = InterruptedDeletionScope.from(listings)
-        plan.kept = kept.sorted { olderFirst($0.snapshot, $1.snapshot) }
         return plan
     }
 }
@@ -114,15 +112,7 @@ public struct ThinRequest: Sendable {
 
     public func plan(backend: any SnapshotBackend, rules: DeletionRules, now: Date) throws -> DeletionPlan {
         if let availability { return try plan(until: availability, backend: backend, rules: rules, now: now) }
-        let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
-        guard let listing = listings.first else {
-            throw UsageError("\(path): no btrfs filesystem")
-        }
-        let outcome = selection.evaluate(listing.subvolumes, now: now)
-        let selected = outcome.selected.map {
-            PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
-        }
-        let allowed = DeletionPlan.make(selected: selected, rules: rules)
+        let (listing, outcome, allowed) = try selected(backend: backend, rules: rules, now: now)
         let planner = ThinPlanner(target: target, order: order, bestEffort: bestEffort)
         let chosen =
             try listing.exact.map {
@@ -130,17 +120,33 @@ public struct ThinRequest: Sendable {
             }
             ?? planner.choose(
                 from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
-        var notes = listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing])
-        var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: notes)
-        plan.exactSizes = DeletionPlan.exactSizes([listing])
-        plan.interruptedScopes = InterruptedDeletionScope.from([listing])
+        var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: Self.notes(listing, outcome))
+        plan.finish(from: [listing], kept: DeletionPlan.keptByRetention(outcome, in: listing))
         let everything = plan.exactReclaim(of: allowed.toDelete) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
         if everything.map({ $0 < target }) == true {
-            notes.append("--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
+            plan.notes.append(
+                "--best-effort: every eligible snapshot together frees less than \(ByteSize.format(target))")
         }
-        plan.notes = notes
-        plan.kept = DeletionPlan.keptByRetention(outcome, in: listing).sorted { olderFirst($0.snapshot, $1.snapshot) }
         return plan
+    }
+
+    /// The filesystem's listing, what the selection does with it, and the part of its
+    /// choice the rules allow (oldest first) and protect.
+    func selected(
+        backend: any SnapshotBackend, rules: DeletionRules, now: Date
+    ) throws -> (listing: VolumeListing, outcome: SelectionOutcome, allowed: DeletionPlan) {
+        let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
+        guard let listing = listings.first else { throw UsageError("\(path): no btrfs filesystem") }
+        let outcome = selection.evaluate(listing.subvolumes, now: now)
+        let selected = outcome.selected.map {
+            PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
+        }
+        return (listing, outcome, DeletionPlan.make(selected: selected, rules: rules))
+    }
+
+    /// The listing's warnings, the selection's notes on pre/post pairs, the exact scan's summary.
+    static func notes(_ listing: VolumeListing, _ outcome: SelectionOutcome) -> [String] {
+        listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing])
     }
 }
 

@@ -81,12 +81,17 @@ public struct InterruptedDeletionSweep: Sendable {
             }
         } catch {
             report.warnings.append(
-                "cannot finish the interrupted deletion of \(directory.label): \(Self.reason(error))")
+                "cannot finish the interrupted deletion of \(directory.label): \(Self.reason(error, about: directory.path))"
+            )
         }
     }
 
-    /// An error's message without the type's decoration.
-    public static func reason(_ error: any Error) -> String {
-        (error as? any ReportableError)?.message ?? "\(error)"
+    /// An error's message without the type's decoration; only its cause when the
+    /// error is about `object`, which the caller's words name already.
+    public static func reason(_ error: any Error, about object: String? = nil) -> String {
+        if let error = error as? SystemCallError, let object, error.context.hasSuffix(" " + object) {
+            return error.cause
+        }
+        return (error as? any ReportableError)?.message ?? "\(error)"
     }
 }

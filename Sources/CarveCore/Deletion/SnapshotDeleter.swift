@@ -33,6 +33,8 @@ public struct DeletionOutcome: Sendable {
         case refused([Protection])
         /// The deletion failed; the error names the call and errno.
         case failed(any ReportableError)
+        /// The deletion call failed: only the cause, the report names the snapshot.
+        case failedToDelete(SystemCallError)
     }
 
     public var snapshot: PlannedSnapshot
@@ -53,7 +55,7 @@ public struct DeletionOutcome: Sendable {
     public var isDone: Bool {
         switch result {
         case .deleted, .alreadyGone: true
-        case .refused, .failed: false
+        case .refused, .failed, .failedToDelete: false
         }
     }
 
@@ -63,6 +65,7 @@ public struct DeletionOutcome: Sendable {
         case .deleted, .alreadyGone: nil
         case .refused(let protections): protections.map(\.reason).joined(separator: "; ")
         case .failed(let error): error.message
+        case .failedToDelete(let error): error.cause
         }
     }
 }
@@ -103,6 +106,9 @@ public struct SnapshotDeleter: Sendable {
         } catch let refusal as RefusedByFilesystem {
             if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .refused([refusal.protection]))
+        } catch let error as SystemCallError {
+            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
+            return DeletionOutcome(snapshot: snapshot, result: .failedToDelete(error))
         } catch {
             if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))

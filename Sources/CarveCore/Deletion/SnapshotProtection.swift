@@ -14,7 +14,8 @@ public enum Protection: Sendable, Hashable {
     case defaultSubvolume
     /// It is mounted at `/`: the running system.
     case mountedAtRoot
-    /// It is mounted (as `-o subvol=` or by a bind mount) at these places.
+    /// It is mounted (as `-o subvol=` or by a bind mount) at these places; none named
+    /// when the filesystem answered EBUSY without saying where.
     case mounted([String])
     /// Other subvolumes are nested inside it; `--recursive` deletes them too.
     case nestedSubvolumes
@@ -24,6 +25,11 @@ public enum Protection: Sendable, Hashable {
     case important
     /// The next incremental send needs it (see `BackupChains`); `--break-chains` deletes it.
     case chainParent(String)
+    /// A `btrfs send` is reading it (a backup in progress): btrfs refuses with EPERM
+    /// until the send ends. Only the kernel knows; carve learns it from the refusal.
+    case beingSent
+    /// A swap file inside it is active: btrfs refuses with EPERM until `swapoff`.
+    case activeSwapFile(String)
 
     /// One phrase, as printed after "protected: " or "cannot delete …: ".
     public var reason: String {
@@ -35,11 +41,14 @@ public enum Protection: Sendable, Hashable {
             "in use by \(holders.map(\.description).joined(separator: ", ")) (use --ignore-in-use)"
         case .defaultSubvolume: "it is the filesystem's default subvolume"
         case .mountedAtRoot: "it is mounted at /"
+        case .mounted(let places) where places.isEmpty: "something is mounted on it (EBUSY)"
         case .mounted(let places): "subvolume is mounted at \(places.joined(separator: ", ")) (EBUSY)"
         case .nestedSubvolumes: "it has nested subvolumes (use --recursive to delete them too)"
         case .snapperZero: "snapper snapshot 0 is the current system"
         case .important: "snapper marked it important (use --include-important)"
         case .chainParent(let why): "\(why) (use --break-chains)"
+        case .beingSent: "a btrfs send is reading it (a backup in progress): delete it once the send ends"
+        case .activeSwapFile(let file): "it holds the active swap file \(file) (swapoff it first)"
         }
     }
 }

@@ -29,24 +29,16 @@ extension ThinRequest {
             plan.goal = goal
             return plan
         }
-        let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
-        guard let listing = listings.first else { throw UsageError("\(path): no btrfs filesystem") }
-        let outcome = selection.evaluate(listing.subvolumes, now: now)
-        let allowed = DeletionPlan.make(
-            selected: outcome.selected.map {
-                PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
-            }, rules: rules)
+        let (listing, outcome, allowed) = try selected(backend: backend, rules: rules, now: now)
         goal.eligible = ThinPlanner(target: goal.target, order: order).sorted(allowed.toDelete)
         goal.exact = listing.exact
         var plan = DeletionPlan(
             toDelete: try goal.plan(bestEffort: bestEffort, sizeNote: listing.sizeNote), protected: allowed.protected,
-            notes: listing.warnings.map { "warning: \($0)" } + outcome.pairNotes + DeletionPlan.exactNotes([listing]))
+            notes: Self.notes(listing, outcome))
         if goal.everything < goal.shortfall(available: space.available) {
             plan.notes.append("--best-effort: deleting every eligible snapshot leaves less available than asked for")
         }
-        plan.exactSizes = DeletionPlan.exactSizes([listing])
-        plan.interruptedScopes = InterruptedDeletionScope.from([listing])
-        plan.kept = DeletionPlan.keptByRetention(outcome, in: listing).sorted { olderFirst($0.snapshot, $1.snapshot) }
+        plan.finish(from: [listing], kept: DeletionPlan.keptByRetention(outcome, in: listing))
         plan.goal = goal
         return plan
     }

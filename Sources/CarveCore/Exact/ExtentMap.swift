@@ -32,16 +32,9 @@ public struct ExtentMap: Sendable {
     /// Makes room for `count` distinct extents (a map seeded from the cache, whose size is known).
     public mutating func reserveExtents(_ count: Int) { extents.reserve(count) }
 
-    /// Records that `subvolume` has a regular or preallocated file extent item
-    /// pointing into the extent at `diskBytenr`. A hole (`diskBytenr` 0) frees nothing.
-    public mutating func addReference(subvolume: UInt64, diskBytenr: UInt64, diskBytes: UInt64) {
-        guard diskBytenr != 0 else { return }
-        let member = index(of: subvolume)
-        extents.insert(ExtentKey(diskBytenr: diskBytenr, diskBytes: diskBytes), member: member)
-    }
-
-    /// Records every reference of one subvolume at once (a scanned tree); holes
-    /// (`diskBytenr` 0) are skipped. The same as `addReference` for each.
+    /// Records every reference of one subvolume at once (a scanned tree): each a
+    /// regular or preallocated file extent item pointing into the extent at
+    /// `diskBytenr`. Holes (`diskBytenr` 0) free nothing and are skipped.
     public mutating func addReferences(subvolume: UInt64, _ references: [ExtentKey]) {
         let member = index(of: subvolume)
         references.withUnsafeBufferPointer { extents.insert($0, member: member) }

@@ -10,6 +10,13 @@ public protocol ReportableError: Error, CustomStringConvertible {
 
 extension ReportableError {
     public var description: String { message }
+
+    /// The exit status for a caller who is root (`asRoot`) or not: "needs root" is
+    /// said only to someone who is not. As root, a refusal (EPERM, EACCES from a
+    /// sandbox or a security module) is a failure whose message names the cause.
+    public func exitStatus(asRoot: Bool) -> ExitStatus {
+        asRoot && exitStatus == .needsRoot ? .failure : exitStatus
+    }
 }
 
 /// Bad input from the user: exit 64, nothing changed.
@@ -63,7 +70,7 @@ public struct SystemCallError: ReportableError, Equatable {
     public let call: String
     /// errno (positive), or 0 when the call gave no errno.
     public let errno: Int32
-    /// The exit status: permission errors map to "needs root".
+    /// The exit status: permission errors map to "needs root" (but see `exitStatus(asRoot:)`).
     public var exitStatus: ExitStatus { errno == Errno.EPERM || errno == Errno.EACCES ? .needsRoot : .failure }
 
     public init(_ context: String, call: String, errno: Int32) {
@@ -72,15 +79,17 @@ public struct SystemCallError: ReportableError, Equatable {
         self.errno = errno
     }
 
-    public var message: String {
-        errno == 0 ? "\(context): \(call) failed" : "\(context): \(Errno.describe(errno)) (\(call))"
-    }
+    /// The context, then the cause once: "cannot open /dev/loop3: permission denied (EACCES, open)".
+    public var message: String { "\(context): \(cause)" }
+
+    /// Why, without what carve was doing: for a report that names the object itself.
+    public var cause: String { errno == 0 ? "\(call) failed" : Errno.describe(errno, call: call) }
 }
 
 /// errno names and texts without importing libc into the core.
 public enum Errno {
     /// The values carve tests for by name (Linux's numbers; CarveCore imports no libc).
-    public static let EPERM: Int32 = 1, ENOENT: Int32 = 2, EACCES: Int32 = 13
+    public static let EPERM: Int32 = 1, ENOENT: Int32 = 2, EACCES: Int32 = 13, EBUSY: Int32 = 16
 
     private static let names: [Int32: (String, String)] = [
         1: ("EPERM", "operation not permitted"), 2: ("ENOENT", "no such file or directory"),
@@ -100,9 +109,11 @@ public enum Errno {
     /// The symbolic name, e.g. "EBUSY", or "errno 123".
     public static func name(_ code: Int32) -> String { names[code]?.0 ?? "errno \(code)" }
 
-    /// "device or resource busy (EBUSY)".
-    public static func describe(_ code: Int32) -> String {
-        guard let (name, text) = names[code] else { return "errno \(code)" }
-        return "\(text) (\(name))"
+    /// "device or resource busy (EBUSY)", or with the call that failed:
+    /// "device or resource busy (EBUSY, ioctl)".
+    public static func describe(_ code: Int32, call: String? = nil) -> String {
+        let from = call.map { ", \($0)" } ?? ""
+        guard let (name, text) = names[code] else { return "errno \(code)" + (call.map { " (\($0))" } ?? "") }
+        return "\(text) (\(name)\(from))"
     }
 }

@@ -9,7 +9,7 @@ struct BtrfsAllocationReader {
     let mountpoint: String
 
     func allocation(of device: BlockDevice) throws -> BtrfsAllocation {
-        let directory = try DirectoryHandle(mountpoint)
+        let directory = try FileDescriptor(directory: mountpoint)
         // Keep the descriptor open until the last ioctl, not only until its last mention.
         return try withExtendedLifetime(directory) {
             let fd = directory.fd
@@ -60,7 +60,7 @@ struct BtrfsAllocationReader {
     }
 
     /// Every DEV_EXTENT item of `devid` in the device tree.
-    func deviceExtents(devid: UInt64, _ directory: DirectoryHandle) throws -> [BtrfsAllocation.DeviceExtent] {
+    func deviceExtents(devid: UInt64, _ directory: FileDescriptor) throws -> [BtrfsAllocation.DeviceExtent] {
         var extents: [BtrfsAllocation.DeviceExtent] = []
         let extentKey = BtrfsKey.deviceExtent
         try treeSearch(directory, tree: BtrfsKey.deviceTree, objectids: devid...devid, types: extentKey...extentKey) {
@@ -77,7 +77,7 @@ struct BtrfsAllocationReader {
     /// tree; block groups come from the block group tree on filesystems made with
     /// `-O block-group-tree`.
     func blockGroupsAndDataExtents(
-        _ directory: DirectoryHandle
+        _ directory: FileDescriptor
     ) throws -> ([BtrfsAllocation.BlockGroup], [BtrfsAllocation.DataExtent]) {
         var groups: [BtrfsAllocation.BlockGroup] = [], items: [BtrfsAllocation.DataExtent] = []
         let extentItem = BtrfsKey.extentItem, groupItem = BtrfsKey.blockGroupItem
@@ -113,7 +113,7 @@ struct BtrfsAllocationReader {
     /// The items of `tree` with a type in `types` and an objectid in `objectids`, through
     /// the shared TreeSearch; a tree the filesystem lacks (ENOENT) has none.
     func treeSearch(
-        _ directory: DirectoryHandle, tree: UInt64, objectids: ClosedRange<UInt64>, types: ClosedRange<UInt32>,
+        _ directory: FileDescriptor, tree: UInt64, objectids: ClosedRange<UInt64>, types: ClosedRange<UInt32>,
         _ body: ((objectid: UInt64, type: UInt32, offset: UInt64), UnsafeRawPointer) throws -> Void
     ) throws {
         do {

@@ -47,7 +47,7 @@ enum BtrfsMounts {
     }
 
     static func fsid(of path: String) throws -> String {
-        let directory = try DirectoryHandle(path)
+        let directory = try FileDescriptor(directory: path)
         return uuidString(try BtrfsQuery.filesystemInfo(directory.fd, path: path).fsid) ?? ""
     }
 

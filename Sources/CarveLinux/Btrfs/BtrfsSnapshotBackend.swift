@@ -42,8 +42,6 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         return filesystem
     }
 
-    public var kind: FilesystemKind { .btrfs }
-
     public func resolvedPath(_ path: String) -> String? { realPath(path) }
 
     public var workingDirectory: String { Files.workingDirectory }
@@ -112,7 +110,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         for mount in filesystem.mounts {
             let prefix = String(mount.subvolumePath.drop { $0 == "/" })
             do {
-                let iterator = try SubvolumeIterator(try DirectoryHandle(mount.mountpoint), top: 0)
+                let iterator = try SubvolumeIterator(try FileDescriptor(directory: mount.mountpoint), top: 0)
                 while let (path, info) = try iterator.next() {
                     guard byID[info.id] == nil else { continue }
                     byID[info.id] = Volume(path: prefix.isEmpty ? path : prefix + "/" + path, info: info)
@@ -129,7 +127,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     }
 
     func defaultSubvolume(of filesystem: Filesystem) throws -> UInt64 {
-        let directory = try DirectoryHandle(filesystem.mountpoint)
+        let directory = try FileDescriptor(directory: filesystem.mountpoint)
         return try BtrfsQuery.defaultSubvolume(directory.fd, path: filesystem.mountpoint)
     }
 
@@ -153,7 +151,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
             listing.sizeNote = "reading quota sizes needs root: sizes unknown"
             return
         }
-        let tree = try QuotaTree.read(try DirectoryHandle(mountpoint), mountpoint: mountpoint)
+        let tree = try QuotaTree.read(try FileDescriptor(directory: mountpoint), mountpoint: mountpoint)
         if let problem = tree.problem {
             listing.sizeNote = problem
             return

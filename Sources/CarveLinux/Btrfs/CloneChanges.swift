@@ -13,11 +13,11 @@ import Glibc
 /// after the snapshot's creation: creating, removing, renaming, writing or chmod'ing
 /// sets ctime, an atime update does not. Stops at the first such inode.
 struct CloneChanges {
-    let directory: DirectoryHandle
+    let directory: FileDescriptor
 
     /// Marks each plain writable snapshot written to since it was taken; without root
     /// (no tree search), any change of its generation counts, atimes included.
-    static func mark(_ listing: inout VolumeListing, directory: DirectoryHandle?) {
+    static func mark(_ listing: inout VolumeListing, directory: FileDescriptor?) {
         for index in listing.subvolumes.indices {
             let volume = listing.subvolumes[index]
             guard volume.isSnapshot, !volume.readOnly, volume.metadata.manager == .plain, volume.receivedUUID == nil,

@@ -20,7 +20,7 @@ struct QuotaTree {
     /// BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE (kernel 6.7), newer than Debian 12's headers.
     static let flagSimple: UInt64 = 1 << 3
 
-    static func read(_ directory: DirectoryHandle, mountpoint: String) throws -> QuotaTree {
+    static func read(_ directory: FileDescriptor, mountpoint: String) throws -> QuotaTree {
         var tree = QuotaTree()
         var status: UInt64?
         do {
@@ -53,7 +53,7 @@ struct QuotaTree {
 
     /// Every item of the quota tree (all under objectid 0) with a type in `types`, in key order.
     private static func search(
-        _ directory: DirectoryHandle, types: ClosedRange<UInt32>,
+        _ directory: FileDescriptor, types: ClosedRange<UInt32>,
         _ visit: (UInt32, UInt64, UnsafeRawBufferPointer) -> Void
     ) throws {
         // A quota tree holds a few items per subvolume: a small buffer serves.

@@ -33,7 +33,7 @@ struct RootTree {
         var name: String
     }
 
-    let directory: DirectoryHandle
+    let directory: FileDescriptor
 
     /// One subvolume's items; the search returns them in key order, so an entry is
     /// complete once the next object id shows up.
@@ -160,7 +160,7 @@ struct RootTree {
 
     /// Paths from the top level, each parent's path and each directory looked up once.
     struct PathResolver {
-        let directory: DirectoryHandle
+        let directory: FileDescriptor
         let entries: [Entry]
         /// By entry position: nil not yet known, .some(nil) unreachable.
         private var paths: [String??]
@@ -168,7 +168,7 @@ struct RootTree {
 
         struct DirectoryKey: Hashable { var subvolume: UInt64; var directory: UInt64 }
 
-        init(directory: DirectoryHandle, entries: [Entry]) {
+        init(directory: FileDescriptor, entries: [Entry]) {
             self.directory = directory
             self.entries = entries
             paths = Array(repeating: nil, count: entries.count)
@@ -238,7 +238,7 @@ struct UUIDTexts {
 
 /// BTRFS_IOC_INO_LOOKUP: the path of an inode inside its subvolume.
 enum InodeLookup {
-    static func path(of inode: UInt64, inTree tree: UInt64, through directory: DirectoryHandle) throws -> String {
+    static func path(of inode: UInt64, inTree tree: UInt64, through directory: FileDescriptor) throws -> String {
         let size = Int(carve_ino_lookup_size.rawValue)
         return try withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer in
             buffer.initializeMemory(as: UInt8.self, repeating: 0)

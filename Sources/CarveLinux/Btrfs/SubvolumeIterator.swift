@@ -12,11 +12,11 @@ final class SubvolumeIterator {
     private var finished = false
     private let context: String
     /// The iterator reads through this descriptor on every `next`: it must outlive the iterator.
-    private let directory: DirectoryHandle
+    private let directory: FileDescriptor
 
     /// Subvolumes below `top` (5: every subvolume; 0: below the subvolume of `directory`,
     /// the unprivileged mode that skips what the caller cannot read).
-    init(_ directory: DirectoryHandle, top: UInt64) throws {
+    init(_ directory: FileDescriptor, top: UInt64) throws {
         context = "cannot list the subvolumes of \(directory.path)"
         self.directory = directory
         try BtrfsUtilCall.check(

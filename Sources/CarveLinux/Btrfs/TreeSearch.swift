@@ -23,7 +23,7 @@ final class TreeSearch: @unchecked Sendable {
     /// larger buffer made the kernel fault in its unused rest once per leaf.
     static let defaultBufferSize = 64 << 10
 
-    private let directory: DirectoryHandle
+    private let directory: FileDescriptor
     private let buffer: UnsafeMutableRawPointer
     private let capacity: Int
     private let keySize = MemoryLayout<btrfs_ioctl_search_key>.size
@@ -35,7 +35,7 @@ final class TreeSearch: @unchecked Sendable {
     /// nodes whole, as `btrfs subvolume find-new` does); 0: every leaf.
     var minimumTransaction: UInt64 = 0
 
-    init(_ directory: DirectoryHandle, bufferSize: Int = defaultBufferSize) {
+    init(_ directory: FileDescriptor, bufferSize: Int = defaultBufferSize) {
         self.directory = directory
         capacity = bufferSize
         buffer = UnsafeMutableRawPointer.allocate(byteCount: keySize + 8 + bufferSize, alignment: 8)
@@ -142,7 +142,7 @@ final class TreeSearch: @unchecked Sendable {
     }
 
     /// The filesystem's tree block size (BTRFS_IOC_FS_INFO).
-    static func nodeSize(_ directory: DirectoryHandle) throws -> UInt64 {
+    static func nodeSize(_ directory: FileDescriptor) throws -> UInt64 {
         UInt64(try BtrfsQuery.filesystemInfo(directory.fd, path: directory.path).nodesize)
     }
 }

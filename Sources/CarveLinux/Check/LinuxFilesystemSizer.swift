@@ -51,7 +51,7 @@ public struct LinuxFilesystemSizer: FilesystemSizer {
 
     /// btrfs's sector size (BTRFS_IOC_FS_INFO): `btrfs filesystem resize` rounds down to it.
     func sectorSize(_ mountpoint: String) throws -> UInt64 {
-        let directory = try DirectoryHandle(mountpoint)
+        let directory = try FileDescriptor(directory: mountpoint)
         return try withExtendedLifetime(directory) {
             UInt64(try BtrfsQuery.filesystemInfo(directory.fd, path: mountpoint).sectorsize)
         }
@@ -119,7 +119,10 @@ enum ToolRun {
         let run = try ChildProcess.runTool(arguments, environment: ["LC_ALL": "C"])
         guard run.status == 0 else {
             let message = String(decoding: run.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-            if message.containsText("Permission denied") || message.containsText("Operation not permitted") {
+            // As root, a refusal (a sandbox, a security module) is a failure with the tool's words.
+            if geteuid() != 0,
+                message.containsText("Permission denied") || message.containsText("Operation not permitted")
+            {
                 throw NeedsRootError("running \(arguments.joined(separator: " "))")
             }
             throw RuntimeError("\(arguments.joined(separator: " ")) exited \(run.status): \(message)")

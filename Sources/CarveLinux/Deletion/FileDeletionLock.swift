@@ -18,19 +18,18 @@ public struct FileDeletionLock: DeletionLock {
     }
 
     public func acquire(timeout: Double) throws -> any LockHolder {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw SystemCallError("cannot open lock file \(path)", call: "open", errno: errno) }
+        let file = try FileDescriptor.open(
+            path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644, "cannot open lock file \(path)")
+        let fd = file.fd
         let start = Date()
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
-                close(fd)
                 throw SystemCallError("cannot lock \(path)", call: "flock", errno: code)
             }
             let waited = Date().timeIntervalSince(start)
             if waited >= timeout {
                 let holder = Self.holderPID(fd)
-                close(fd)
                 throw LockedError(path: path, holder: holder, waited: timeout)
             }
             usleep(UInt32(min(0.1, timeout - waited) * 1_000_000) + 1)
@@ -38,10 +37,9 @@ public struct FileDeletionLock: DeletionLock {
         let pid = "\(getpid())\n"
         guard ftruncate(fd, 0) == 0, pwrite(fd, pid, pid.utf8.count, 0) == pid.utf8.count else {
             let code = errno
-            close(fd)
             throw SystemCallError("cannot write the pid to lock file \(path)", call: "pwrite", errno: code)
         }
-        return FileLockHolder(fd: fd)
+        return FileLockHolder(file)
     }
 
     private static func holderPID(_ fd: Int32) -> Int32? {
@@ -55,18 +53,18 @@ public struct FileDeletionLock: DeletionLock {
 /// The held lock: released (and the pid cleared) by `release` or when the holder goes away.
 final class FileLockHolder: LockHolder, @unchecked Sendable {
     private let lock = Lock()
-    private var fd: Int32
+    private var file: FileDescriptor?
 
-    init(fd: Int32) { self.fd = fd }
+    init(_ file: FileDescriptor) { self.file = file }
 
+    /// Closing the file unlocks it.
     func release() {
         lock.lock()
         defer { lock.unlock() }
-        guard fd >= 0 else { return }
+        guard let file else { return }
         // Clear the pid first, so nobody reads a stale holder once it is unlocked.
-        _ = ftruncate(fd, 0)
-        close(fd)
-        fd = -1
+        _ = ftruncate(file.fd, 0)
+        self.file = nil
     }
 
     deinit { release() }

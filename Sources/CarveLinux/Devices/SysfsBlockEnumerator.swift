@@ -13,9 +13,9 @@ public struct SysfsBlockEnumerator: BlockDeviceEnumerator {
     public func blockDevices() throws -> [EnumeratedDevice] {
         let path = host.blockClass
         let directory = try DirectoryAccess.open(path, "cannot list block devices")
-        defer { close(directory) }
         // The node is named after the kernel name, '!' standing for '/' (cciss!c0d0).
-        return try DirectoryAccess.entryNames(directory, path).map(DirectoryAccess.text).sorted().map { name in
+        return try DirectoryAccess.entryNames(consuming: directory, path).map(DirectoryAccess.text).sorted().map {
+            name in
             EnumeratedDevice(
                 name: name,
                 node: "/dev/" + name.split(separator: "!", omittingEmptySubsequences: false).joined(separator: "/"))

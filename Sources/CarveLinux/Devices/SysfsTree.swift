@@ -107,23 +107,21 @@ public struct SysfsTree: DeviceAttributeSource {
 
 /// One device's sysfs directory, open while its attributes are read.
 final class SysfsDirectory {
-    private let fd: Int32
+    private let directory: FileDescriptor
+    private var fd: Int32 { directory.fd }
 
     /// nil when there is no such directory (the device went, or never was).
     init?(_ path: String) {
-        fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
+        guard let directory = try? FileDescriptor(directory: path) else { return nil }
+        self.directory = directory
     }
-
-    deinit { close(fd) }
 
     /// An attribute's text without surrounding whitespace; nil when absent, unreadable or empty.
     /// Read with read(2), not FileManager.contents: that leaks its 4 KiB buffer for every
     /// file that reads empty (sysfs has such, a disk's `events` for one), found by LeakSanitizer.
     func text(_ attribute: String) -> String? {
-        let file = openat(fd, attribute, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
+        guard let opened = try? FileDescriptor.open(attribute, O_RDONLY, relativeTo: directory, "") else { return nil }
+        let file = opened.fd
         // A sysfs attribute is at most one page and comes whole from the first read:
         // a short read is the end, with no second call to find it so.
         var bytes = [UInt8](repeating: 0, count: 4096)
@@ -147,8 +145,9 @@ final class SysfsDirectory {
 
     /// The names in the subdirectory `name` (holders/, slaves/), sorted; none when absent.
     func entries(_ name: String) -> [String] {
-        let directory = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return [] }
-        return ((try? DirectoryAccess.entryNames(consuming: directory, name)) ?? []).map(DirectoryAccess.text).sorted()
+        guard let opened = try? FileDescriptor.open(name, O_RDONLY | O_DIRECTORY, relativeTo: directory, "") else {
+            return []
+        }
+        return ((try? DirectoryAccess.entryNames(consuming: opened, name)) ?? []).map(DirectoryAccess.text).sorted()
     }
 }

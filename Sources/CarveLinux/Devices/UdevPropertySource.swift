@@ -81,9 +81,9 @@ public enum UdevDaemon {
     /// True when something listens on the unix socket, false when the connection is
     /// refused (nobody listens), nil when it cannot tell (no permission).
     static func acceptsConnection(_ path: String) -> Bool? {
-        let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        let raw = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard raw >= 0 else { return nil }
+        let socket = FileDescriptor(adopting: raw, path: path)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -91,7 +91,7 @@ public enum UdevDaemon {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                connect(socket.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         if result == 0 { return true }

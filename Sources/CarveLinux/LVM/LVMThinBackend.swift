@@ -12,8 +12,6 @@ public struct LVMThinBackend: SnapshotListing {
 
     public init(report: @escaping ReportRunner = LVMThinBackend.runLVS) { self.report = report }
 
-    public var kind: FilesystemKind { .lvmThin }
-
     /// Every thin pool that holds thin volumes.
     public func mountedFilesystems() throws -> [Filesystem] {
         let volumes = try logicalVolumes()
@@ -37,10 +35,6 @@ public struct LVMThinBackend: SnapshotListing {
         }
         return pool
     }
-
-    public func resolvedPath(_ path: String) -> String? { path }
-
-    public var workingDirectory: String { Files.workingDirectory }
 
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }
 

@@ -10,8 +10,9 @@ struct ProcessScan {
     /// Device number → the pids holding something on it, each pid once, in pid order.
     func heldDevices() -> [UInt64: [Int32]] {
         let procPath = host.path("/proc")
-        let proc = ByteText.withCString(procPath) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard proc >= 0, let stream = fdopendir(proc) else { return [:] }
+        guard let proc = try? FileDescriptor.open(procPath, O_RDONLY | O_DIRECTORY, ""),
+            let stream = proc.directoryStream()
+        else { return [:] }
         defer { closedir(stream) }
         // carve itself (its working directory may be in a snapshot it deletes by name).
         let own = host.prefix.isEmpty ? getpid() : -1
@@ -21,16 +22,13 @@ struct ProcessScan {
             guard !name.isEmpty, name.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                 let pid = Int32(String(decoding: name, as: UTF8.self)), pid != own
             else { continue }
-            let directory = name.withUnsafeBufferPointer { bytes in
-                String(decoding: bytes, as: UTF8.self).withCString {
-                    openat(proc, $0, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                }
-            }
-            guard directory >= 0 else { continue }
+            guard
+                let directory = try? FileDescriptor.open(
+                    String(decoding: name, as: UTF8.self), O_RDONLY | O_DIRECTORY, relativeTo: proc, "")
+            else { continue }
             for device in Self.devices(heldBy: directory) where byDevice[device]?.last != pid {
                 byDevice[device, default: []].append(pid)
             }
-            close(directory)
         }
         for device in byDevice.keys { byDevice[device]!.sort() }
         return byDevice
@@ -43,16 +41,16 @@ struct ProcessScan {
     }
 
     /// The devices of the process's working and root directory, open files and mapped files.
-    static func devices(heldBy process: Int32) -> Set<UInt64> {
+    static func devices(heldBy process: FileDescriptor) -> Set<UInt64> {
         var devices = Set<UInt64>()
         for link in ["cwd", "root"] {
-            if let device = device(at: link, in: process) { devices.insert(device) }
+            if let device = device(at: link, in: process.fd) { devices.insert(device) }
         }
         forEachEntry(of: "fd", in: process) { directory, name in
             if let device = device(at: name, in: directory) { devices.insert(device) }
         }
         for range in mappedFileRanges(of: process) {
-            if let device = device(at: "map_files/" + range, in: process) { devices.insert(device) }
+            if let device = device(at: "map_files/" + range, in: process.fd) { devices.insert(device) }
         }
         return devices
     }
@@ -63,14 +61,12 @@ struct ProcessScan {
         return UInt64(info.st_dev)
     }
 
-    private static func forEachEntry(of name: String, in process: Int32, _ visit: (Int32, String) -> Void) {
-        let fd = openat(process, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0, let stream = fdopendir(fd) else {
-            if fd >= 0 { close(fd) }
-            return
-        }
+    private static func forEachEntry(of name: String, in process: FileDescriptor, _ visit: (Int32, String) -> Void) {
+        guard let opened = try? FileDescriptor.open(name, O_RDONLY | O_DIRECTORY, relativeTo: process, ""),
+            let stream = opened.directoryStream()
+        else { return }
         defer { closedir(stream) }
-        let directory = dirfd(stream)
+        let directory = opened.fd
         while let entry = readdir(stream) {
             let entryName = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
@@ -82,11 +78,10 @@ struct ProcessScan {
     /// One address range per distinct mapped file on a device without a block device
     /// (major 0: btrfs reports its anonymous devices; ext4 or xfs on a disk cannot hold
     /// a btrfs snapshot's file), as `map_files` names them (`START-END`).
-    static func mappedFileRanges(of process: Int32) -> [String] {
-        let fd = openat(process, "maps", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        guard let bytes = try? Files.contents(of: fd, "maps") else { return [] }
+    static func mappedFileRanges(of process: FileDescriptor) -> [String] {
+        guard let maps = try? FileDescriptor.open("maps", O_RDONLY, relativeTo: process, ""),
+            let bytes = try? Files.contents(of: maps.fd, "maps")
+        else { return [] }
         return MapsLines.ranges(ofFilesIn: bytes)
     }
 }

@@ -6,24 +6,32 @@ import Glibc
 /// Directories as the deletion code opens and reads them: never through a symlink
 /// at the last component, and names kept as bytes, as the `*at` calls take them.
 enum DirectoryAccess {
-    /// `path` opened as a directory, relative to `base` (the working directory by default).
-    static func open(_ path: String, at base: Int32 = AT_FDCWD, _ context: String) throws -> Int32 {
-        let fd = ByteText.withCString(path) { openat(base, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError(context, call: "open", errno: errno) }
-        return fd
+    /// `path` opened as a directory, relative to `base` (the working directory when nil).
+    static func open(
+        _ path: String, at base: FileDescriptor? = nil, _ context: @autoclosure () -> String
+    ) throws
+        -> FileDescriptor
+    {
+        try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, relativeTo: base, context())
     }
 
     /// The entry `name` (bytes from `entryNames`) of the open `directory`, as a directory.
-    static func open(entry name: [CChar], in directory: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
-        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCallError(context(), call: "openat", errno: errno) }
-        return fd
+    static func open(
+        entry name: [CChar], in directory: FileDescriptor, _ context: @autoclosure () -> String
+    ) throws
+        -> FileDescriptor
+    {
+        try FileDescriptor.open(entry: name, in: directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, context())
     }
 
     /// The same, or nil when there is nothing at `path` (ENOENT).
-    static func openIfPresent(_ path: String, at base: Int32 = AT_FDCWD, _ context: String) throws -> Int32? {
+    static func openIfPresent(
+        _ path: String, at base: FileDescriptor? = nil, _ context: @autoclosure () -> String
+    )
+        throws -> FileDescriptor?
+    {
         do {
-            return try open(path, at: base, context)
+            return try open(path, at: base, context())
         } catch let error as SystemCallError where error.errno == ENOENT {
             return nil
         }
@@ -31,28 +39,25 @@ enum DirectoryAccess {
 
     /// The names in an open directory, each NUL-terminated as the C calls take them,
     /// "." and ".." left out; read in full before anything is changed.
-    static func entryNames(_ directory: Int32, _ path: String) throws -> [[CChar]] {
-        let copy = dup(directory)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            let code = errno
-            if copy >= 0 { close(copy) }
-            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
-        }
-        defer { closedir(stream) }
+    static func entryNames(_ directory: FileDescriptor, _ path: String) throws -> [[CChar]] {
+        let copy = dup(directory.fd)
+        guard copy >= 0 else { throw SystemCallError("cannot read \(path)", call: "dup", errno: errno) }
         // The copy shares the original's offset, which an earlier read may have moved.
-        rewinddir(stream)
-        return names(in: stream)
+        return try entryNames(consuming: FileDescriptor(adopting: copy, path: path), path, rewinding: true)
     }
 
     /// The same for a directory just opened, which the stream takes over and closes:
     /// no copy, no rewind.
-    static func entryNames(consuming directory: Int32, _ path: String) throws -> [[CChar]] {
-        guard let stream = fdopendir(directory) else {
-            let code = errno
-            close(directory)
-            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: code)
+    static func entryNames(
+        consuming directory: FileDescriptor, _ path: String, rewinding: Bool = false
+    ) throws
+        -> [[CChar]]
+    {
+        guard let stream = directory.directoryStream() else {
+            throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: errno)
         }
         defer { closedir(stream) }
+        if rewinding { rewinddir(stream) }
         return names(in: stream)
     }
 

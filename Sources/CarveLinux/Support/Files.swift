@@ -7,10 +7,8 @@ import Glibc
 public enum Files {
     /// Every byte of the file at `path` (a /proc or /etc file); nil when it cannot be read.
     public static func contents(_ path: String) -> [UInt8]? {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return try? contents(of: fd, "cannot read \(path)")
+        guard let file = try? FileDescriptor.open(path, O_RDONLY, "cannot read \(path)") else { return nil }
+        return try? contents(of: file.fd, "cannot read \(path)")
     }
 
     /// The file at `path` as text (UTF-8, anything else replaced); nil when it cannot be read.
@@ -37,10 +35,10 @@ public enum Files {
     /// The names in the directory at `path`, symlinks followed ("." and ".." left out,
     /// unsorted); nil when it cannot be read.
     public static func names(in path: String) -> [String]? {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return (try? DirectoryAccess.entryNames(fd, path))?.map(DirectoryAccess.text)
+        guard let directory = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY, "cannot read \(path)") else {
+            return nil
+        }
+        return (try? DirectoryAccess.entryNames(consuming: directory, path))?.map(DirectoryAccess.text)
     }
 
     /// getcwd(3), its bytes kept; "/" in the unlikely case it cannot be told.

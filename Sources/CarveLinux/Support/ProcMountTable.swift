@@ -11,7 +11,7 @@ import Glibc
 public final class ProcMountTable: MountTable, @unchecked Sendable {
     public let path: String
     private let lock = Lock()
-    private var fd: Int32 = -1
+    private var file: FileDescriptor?
     private var cached: [MountEntry] = []
     /// False until a read succeeds and after one fails: then the next call reads
     /// again, whatever poll says, rather than trust an empty or old table.
@@ -19,26 +19,22 @@ public final class ProcMountTable: MountTable, @unchecked Sendable {
 
     public init(host: HostRoot = .system) { path = host.mountInfo }
 
-    deinit { if fd >= 0 { close(fd) } }
-
     public func mounts() throws -> [MountEntry] {
         lock.lock()
         defer { lock.unlock() }
-        if fd < 0 {
-            fd = ByteText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { throw SystemCallError("cannot read \(path)", call: "open", errno: errno) }
-        }
-        if !valid || changed() {
+        let file = try self.file ?? FileDescriptor.open(path, O_RDONLY, "cannot read \(path)")
+        self.file = file
+        if !valid || changed(file) {
             valid = false
             // Reading the whole file from the start also re-arms the change event.
-            cached = try MountInfo.parse(ByteText.decode(try Files.contents(of: fd, "cannot read \(path)")))
+            cached = try MountInfo.parse(ByteText.decode(try Files.contents(of: file.fd, "cannot read \(path)")))
             valid = true
         }
         return cached
     }
 
-    private func changed() -> Bool {
-        var event = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+    private func changed(_ file: FileDescriptor) -> Bool {
+        var event = pollfd(fd: file.fd, events: Int16(POLLPRI), revents: 0)
         return poll(&event, 1, 0) != 0
     }
 }

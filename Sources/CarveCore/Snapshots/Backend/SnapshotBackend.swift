@@ -1,5 +1,5 @@
 /// What kind of storage holds a filesystem's snapshots; it chooses the backend
-/// (`SnapshotBackends.backend(for:)`), as snapper's `Filesystem::create` does.
+/// (`SnapshotBackendRegistry.backend(for:)`), as snapper's `Filesystem::create` does.
 public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
     case btrfs
     /// LVM thin volumes of one thin pool (`VG/POOL`).
@@ -7,8 +7,10 @@ public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Every ability a backend that deletes has: listing, deleting, waiting for the space,
-/// and marking deletions so a killed run is finished by the next. btrfs has them all.
+/// and marking deletions so a killed run is finished by the next; and reading the paths
+/// that name snapshots. btrfs has them all, and so has `SnapshotBackendRegistry`.
 public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting & InterruptedDeletionMarking
+    & PathResolving
 
 /// A filesystem's space: logical bytes used by data and metadata, and what statfs calls
 /// available and the size (what `df` shows; 0 when unknown).

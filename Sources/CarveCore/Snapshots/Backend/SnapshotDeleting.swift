@@ -8,7 +8,8 @@ public protocol SnapshotDeleting: Sendable {
     func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume?
     /// Deletes the volume: by path when a mount reaches it, else by id.
     /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone), or
-    /// `RefusedByFilesystem` when the filesystem refused it for one of carve's rules.
+    /// `RefusedByFilesystem` when the filesystem refused it for a reason it names.
+    /// The snapshot is named by whoever reports the error: only its cause is shown.
     func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws
     /// Removes the manager's metadata of a deleted snapshot (snapper's `.snapshots/N`,
     /// timeshift's snapshot directory), only once no volume is left inside it.
@@ -16,10 +17,11 @@ public protocol SnapshotDeleting: Sendable {
     func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String?
 }
 
-/// The filesystem refused a deletion for a rule carve keeps too, in the deletion call
-/// itself: btrfs will not delete the default subvolume (EPERM) nor, unless recursive, a
-/// subvolume with others inside (ENOTEMPTY), and checks both under its own locks, so a
-/// change made after carve's last look is still caught.
+/// The filesystem refused a deletion in the deletion call itself, for a rule carve keeps
+/// too or for a state only it sees: btrfs will not delete the default subvolume (EPERM)
+/// nor, unless recursive, a subvolume with others inside (ENOTEMPTY), checking both under
+/// its own locks, so a change made after carve's last look is still caught; nor one a
+/// `btrfs send` is reading or that holds an active swap file (EPERM both).
 public struct RefusedByFilesystem: Error, Sendable {
     public var protection: Protection
     public init(_ protection: Protection) { self.protection = protection }

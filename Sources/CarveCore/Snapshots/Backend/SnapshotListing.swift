@@ -2,8 +2,6 @@
 /// The planners and commands see backends only through these protocols, so tests hand
 /// in fakes and a new filesystem needs its own backend plus one registration.
 public protocol SnapshotListing: Sendable {
-    /// The kind of filesystem this backend lists.
-    var kind: FilesystemKind { get }
     /// Every mounted filesystem of this kind, each once however many times it is mounted.
     func mountedFilesystems() throws -> [Filesystem]
     /// The mounted filesystems of one kind: asks no other backend (no `lvs` run to find
@@ -12,10 +10,6 @@ public protocol SnapshotListing: Sendable {
     /// The filesystem of this kind holding `path`; a `RuntimeError` naming the path and
     /// its filesystem type when it is not of this kind, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> Filesystem
-    /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
-    func resolvedPath(_ path: String) -> String?
-    /// The directory relative paths on the command line start from.
-    var workingDirectory: String { get }
     /// The filesystem among `filesystems` and the volume `path` lands in, in one system
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.
@@ -39,6 +33,15 @@ extension SnapshotListing {
     }
 
     public func mountedFilesystems(ofKind kind: FilesystemKind) throws -> [Filesystem] {
-        kind == self.kind ? try mountedFilesystems().filter { $0.kind == kind } : []
+        try mountedFilesystems().filter { $0.kind == kind }
     }
+}
+
+/// How paths on the command line are read: the same for every filesystem, so the
+/// registry answers it once rather than any one backend for the others.
+public protocol PathResolving: Sendable {
+    /// `path` with every symlink resolved, its bytes kept; nil when it does not exist.
+    func resolvedPath(_ path: String) -> String?
+    /// The directory relative paths on the command line start from.
+    var workingDirectory: String { get }
 }

@@ -37,8 +37,7 @@ extension BtrfsSnapshotBackend {
         let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
         if recursive && subvolume.hasNestedSubvolumes {
             guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
-                throw RuntimeError(
-                    "cannot delete snapshot \(name) with its nested subvolumes: no mount reaches it by path")
+                throw RuntimeError("its nested subvolumes are deleted only by path, and no mount reaches it")
             }
             try BtrfsUtilCall.check(
                 ByteText.withCString(path) {
@@ -85,20 +84,32 @@ extension BtrfsSnapshotBackend {
 
     // MARK: the current state
 
-    /// The rule a failed deletion broke, when the kernel refused it for one; else `error`.
-    /// EPERM has other causes (a send in progress, an active swap file): the default
-    /// subvolume is read to tell them apart.
+    /// Why the kernel refused a deletion, when it refused it for a reason it keeps to
+    /// itself; else `error`. Run as root (deleting needs it), btrfs answers EPERM for the
+    /// default subvolume, a subvolume a `btrfs send` is reading, and one holding an active
+    /// swap file: the default subvolume and /proc/swaps are read to tell them apart.
     private func refusal(
         of subvolume: Volume, on filesystem: Filesystem, recursive: Bool, from error: SystemCallError
     ) -> any Error {
         switch error.errno {
         case ENOTEMPTY where !recursive: return RefusedByFilesystem(.nestedSubvolumes)
-        case EPERM:
+        case EBUSY: return RefusedByFilesystem(.mounted([]))
+        case EPERM where isRoot:
             let root = try? roots.directory(of: filesystem)
             let defaultID = root.flatMap { try? BtrfsQuery.defaultSubvolume($0.fd, path: $0.path) }
-            return defaultID == subvolume.id ? RefusedByFilesystem(.defaultSubvolume) : error
+            if defaultID == subvolume.id { return RefusedByFilesystem(.defaultSubvolume) }
+            if let file = activeSwapFile(in: subvolume) { return RefusedByFilesystem(.activeSwapFile(file)) }
+            return RefusedByFilesystem(.beingSent)
         default: return error
         }
+    }
+
+    /// An active swap file below the subvolume's mounted path, from /proc/swaps.
+    private func activeSwapFile(in subvolume: Volume) -> String? {
+        guard let path = subvolume.mountedPath,
+            let files = Files.text(host.swaps).flatMap({ try? SwapList.filePaths($0) })
+        else { return nil }
+        return files.first { $0.hasPrefix(path.hasSuffix("/") ? path : path + "/") }
     }
 
     /// True when `path` names subvolume `id` with no symlink on the way, so deleting
@@ -113,7 +124,7 @@ extension BtrfsSnapshotBackend {
         }
     }
 
-    private func deletedSubvolumes(on root: DirectoryHandle) throws -> Set<UInt64> {
+    private func deletedSubvolumes(on root: FileDescriptor) throws -> Set<UInt64> {
         var ids: UnsafeMutablePointer<UInt64>?
         var count = 0
         try BtrfsUtilCall.check(
@@ -129,13 +140,13 @@ extension BtrfsSnapshotBackend {
 /// deletion run then opens nothing per snapshot.
 final class FilesystemRoots: @unchecked Sendable {
     private let lock = Lock()
-    private var open: [String: DirectoryHandle] = [:]
+    private var open: [String: FileDescriptor] = [:]
 
-    func directory(of filesystem: Filesystem) throws -> DirectoryHandle {
+    func directory(of filesystem: Filesystem) throws -> FileDescriptor {
         lock.lock()
         defer { lock.unlock() }
         if let handle = open[filesystem.uuid] { return handle }
-        let handle = try DirectoryHandle(filesystem.mountpoint)
+        let handle = try FileDescriptor(directory: filesystem.mountpoint)
         open[filesystem.uuid] = handle
         return handle
     }

@@ -10,9 +10,8 @@ import Glibc
 /// `used` is comparable with an estimate from quotas.
 enum BtrfsSpace {
     static func usage(of mountpoint: String) throws -> SpaceUsage {
-        let fd = ByteText.withCString(mountpoint) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError("cannot open \(mountpoint)", call: "open", errno: errno) }
-        defer { close(fd) }
+        let directory = try FileDescriptor(directory: mountpoint)
+        let fd = directory.fd
         var info = statvfs()
         guard fstatvfs(fd, &info) == 0 else {
             throw SystemCallError("cannot read free space of \(mountpoint)", call: "fstatvfs", errno: errno)

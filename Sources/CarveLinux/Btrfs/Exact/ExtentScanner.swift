@@ -76,7 +76,7 @@ struct ExtentScanner {
     ) throws -> ExactSizes {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let started = Date()
-        let directory = try DirectoryHandle(mountpoint)
+        let directory = try FileDescriptor(directory: mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
         let every = Array(Set(ids + [BtrfsKey.fsTree])).sorted()
         let seed =

@@ -18,17 +18,26 @@ enum DeletionMarkerDirectory {
     @discardableResult
     static func writeMarker(in path: String, text: String, keepingExisting: Bool = false) throws -> Bool {
         let directory = try DirectoryAccess.open(path, "cannot mark \(path) as being deleted")
-        defer { close(directory) }
         let context = "cannot write \(path)/\(marker)"
-        let flags = keepingExisting ? O_EXCL : O_TRUNC
-        let fd = openat(directory, marker, O_WRONLY | O_CREAT | flags | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        if fd < 0, keepingExisting, errno == EEXIST { return false }
-        guard fd >= 0 else { throw SystemCallError(context, call: "openat", errno: errno) }
-        defer { close(fd) }
+        let flags = O_WRONLY | O_CREAT | (keepingExisting ? O_EXCL : O_TRUNC) | O_NOFOLLOW
+        let file: FileDescriptor
+        do {
+            file = try directory.closeAfter {
+                try FileDescriptor.open(marker, flags, mode: 0o644, relativeTo: $0, context)
+            }
+        } catch let error as SystemCallError where keepingExisting && error.errno == EEXIST {
+            return false
+        }
+        return try file.closeAfter { file in try write(text, to: file, context) }
+    }
+
+    private static func write(_ text: String, to file: FileDescriptor, _ context: String) throws -> Bool {
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let result = bytes.withUnsafeBytes {
+                Glibc.write(file.fd, $0.baseAddress! + written, bytes.count - written)
+            }
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else { throw SystemCallError(context, call: "write", errno: result < 0 ? errno : EIO) }
             written += result
@@ -38,8 +47,7 @@ enum DeletionMarkerDirectory {
 
     static func removeMarker(in path: String) throws {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot remove \(path)/\(marker)") else { return }
-        defer { close(directory) }
-        guard unlinkat(directory, marker, 0) == 0 || errno == ENOENT else {
+        guard directory.closeAfter({ unlinkat($0.fd, marker, 0) }) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove \(path)/\(marker)", call: "unlinkat", errno: errno)
         }
     }
@@ -48,64 +56,73 @@ enum DeletionMarkerDirectory {
     /// nil when N is gone. Any doubt about `snapshot` counts as present.
     static func state(of path: String) throws -> (marked: Bool, snapshotPresent: Bool)? {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot look at \(path)") else { return nil }
-        defer { close(directory) }
-        return state(of: directory)
+        return directory.closeAfter(state(of:))
     }
 
-    private static func state(of directory: Int32) -> (marked: Bool, snapshotPresent: Bool) {
+    private static func state(of directory: FileDescriptor) -> (marked: Bool, snapshotPresent: Bool) {
         var info = stat()
-        let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        let snapshotGone = fstatat(directory, "snapshot", &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
+        let marked =
+            fstatat(directory.fd, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let snapshotGone = fstatat(directory.fd, "snapshot", &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
         return (marked, !snapshotGone)
     }
 
     /// The marked numbered directories in the `.snapshots` directory `path`; none when
     /// it does not exist (see `openOnFilesystem`).
     static func marked(in path: String, config: String?, filesystem: Filesystem) throws -> [MarkedDeletionDirectory] {
-        guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
-        defer { close(directory) }
-        var found: [MarkedDeletionDirectory] = []
-        for name in try DirectoryAccess.entryNames(directory, path) {
-            let text = DirectoryAccess.text(name)
-            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+        try entries(of: path, on: filesystem) { name in
+            ManagerMetadataRemoval.snapperNumber(name).flatMap { Int(exactly: $0) } != nil
+        } found: { child, text, retired in
             guard
                 let number = ManagerMetadataRemoval.snapperNumber(retired ?? Substring(text)).flatMap({
                     Int(exactly: $0)
                 })
-            else { continue }
-            guard let child = try? DirectoryAccess.open(entry: name, in: directory, "") else { continue }
-            defer { close(child) }
-            var info = stat()
-            // A subvolume or a mount at N is not snapper's plain directory.
-            guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
+            else { return nil }
             let state = state(of: child)
             guard retired == nil ? state.marked : ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else {
-                continue
+                return nil
             }
-            found.append(
-                MarkedDeletionDirectory(
-                    path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent))
+            return MarkedDeletionDirectory(
+                path: path + "/" + text, config: config, number: number, snapshotPresent: state.snapshotPresent)
+        }.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
+    }
+
+    /// What `found` makes of each entry of the directory `path` of `filesystem` whose
+    /// name (inside a retired name: its original) `named` takes and that is a plain
+    /// directory on the same device (a subvolume or a mount there is not the manager's),
+    /// opened; none when `path` does not exist. The entry's name comes as text, with its
+    /// original when it is a retired one.
+    static func entries(
+        of path: String, on filesystem: Filesystem, named: (Substring) -> Bool,
+        found: (FileDescriptor, String, Substring?) -> MarkedDeletionDirectory?
+    ) throws -> [MarkedDeletionDirectory] {
+        guard let (directory, own) = try openOnFilesystem(path, filesystem) else { return [] }
+        var result: [MarkedDeletionDirectory] = []
+        for name in try DirectoryAccess.entryNames(directory, path) {
+            let text = DirectoryAccess.text(name)
+            let retired = ManagerMetadataRemoval.retiredOriginal(text)
+            guard named(retired ?? Substring(text)),
+                let child = try? DirectoryAccess.open(entry: name, in: directory, "")
+            else { continue }
+            var info = stat()
+            guard fstat(child.fd, &info) == 0, info.st_dev == own.st_dev else { continue }
+            if let entry = found(child, text, retired) { result.append(entry) }
         }
-        return found.sorted { ($0.number ?? 0) < ($1.number ?? 0) }
+        return result
     }
 
     /// Opens a directory to look in and its stat; nil when it does not exist. It must
     /// be a directory of `filesystem` (an fsid check, so a symlink on the way cannot
     /// lead to another btrfs).
-    static func openOnFilesystem(_ path: String, _ filesystem: Filesystem) throws -> (Int32, stat)? {
+    static func openOnFilesystem(_ path: String, _ filesystem: Filesystem) throws -> (FileDescriptor, stat)? {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return nil }
         var own = stat()
-        do {
-            let args = try BtrfsQuery.filesystemInfo(directory, path: path)
-            guard uuidString(args.fsid) == filesystem.uuid else {
-                throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
-            }
-            guard fstat(directory, &own) == 0 else {
-                throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno)
-            }
-        } catch {
-            close(directory)
-            throw error
+        let args = try BtrfsQuery.filesystemInfo(directory.fd, path: path)
+        guard uuidString(args.fsid) == filesystem.uuid else {
+            throw RuntimeError("\(path) is on another filesystem than \(filesystem.mountpoint): not looked at")
+        }
+        guard fstat(directory.fd, &own) == 0 else {
+            throw SystemCallError("cannot look at \(path)", call: "fstat", errno: errno)
         }
         return (directory, own)
     }

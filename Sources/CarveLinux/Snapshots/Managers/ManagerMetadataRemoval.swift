@@ -44,28 +44,30 @@ enum ManagerMetadataRemoval {
         name.hasPrefix(retiredPrefix) ? name.dropFirst(retiredPrefix.count) : nil
     }
 
-    /// True when the directory open at `fd` holds nothing but, at most, carve's marker.
-    static func holdsAtMostTheMarker(_ fd: Int32, _ path: String) -> Bool {
-        guard let inside = try? DirectoryAccess.entryNames(fd, path) else { return false }
+    /// True when the open `directory` holds nothing but, at most, carve's marker.
+    static func holdsAtMostTheMarker(_ directory: FileDescriptor, _ path: String) -> Bool {
+        guard let inside = try? DirectoryAccess.entryNames(directory, path) else { return false }
         return inside.allSatisfy { DirectoryAccess.text($0) == interruptedDeletionMarkerName }
     }
 
     /// Removes a retired directory found by the sweep, checked again first: it must
     /// still hold nothing but the marker.
     static func finishRetired(_ path: String) throws -> Bool {
-        guard let fd = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return true }
-        defer { close(fd) }
-        guard holdsAtMostTheMarker(fd, path) else {
-            throw RuntimeError("not removing \(path): it holds more than carve's marker")
+        guard let opened = try DirectoryAccess.openIfPresent(path, "cannot open \(path)") else { return true }
+        try opened.closeAfter { opened in
+            guard holdsAtMostTheMarker(opened, path) else {
+                throw RuntimeError("not removing \(path): it holds more than carve's marker")
+            }
+            try removeMarker(in: opened, path, thenDirectory: path)
         }
-        try removeMarker(in: fd, path, thenDirectory: path)
         return true
     }
 
-    /// The marker of the directory open at `fd`, then the directory, now at `directory`
+    /// The marker of the open directory `opened`, then the directory, now at `directory`
     /// (nil: it stays, emptied).
-    private static func removeMarker(in fd: Int32, _ path: String, thenDirectory directory: String?) throws {
-        guard unlinkat(fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
+    private static func removeMarker(in opened: FileDescriptor, _ path: String, thenDirectory directory: String?) throws
+    {
+        guard unlinkat(opened.fd, interruptedDeletionMarkerName, 0) == 0 || errno == ENOENT else {
             throw SystemCallError("cannot remove snapshot metadata \(path)", call: "unlinkat", errno: errno)
         }
         guard let directory, ByteText.withCString(directory, { rmdir($0) }) != 0 else { return }
@@ -77,15 +79,15 @@ enum ManagerMetadataRemoval {
     /// emptied directory kept earlier does not count.
     private static func isHighestNumber(_ path: String, parent: String) throws -> Bool {
         guard let number = snapperNumber(PathText.lastComponent(of: path)) else { return false }
-        let directory = try DirectoryAccess.open(parent, "cannot read \(parent)")
-        defer { close(directory) }
-        for name in try DirectoryAccess.entryNames(directory, parent) {
-            guard let other = snapperNumber(DirectoryAccess.text(name)), other > number else { continue }
-            var info = stat()
-            let infoXML = Array(name.dropLast()) + Array("/info.xml".utf8CString)
-            if fstatat(directory, infoXML, &info, AT_SYMLINK_NOFOLLOW) == 0 { return false }
+        return try DirectoryAccess.open(parent, "cannot read \(parent)").closeAfter { directory in
+            for name in try DirectoryAccess.entryNames(directory, parent) {
+                guard let other = snapperNumber(DirectoryAccess.text(name)), other > number else { continue }
+                var info = stat()
+                let infoXML = Array(name.dropLast()) + Array("/info.xml".utf8CString)
+                if fstatat(directory.fd, infoXML, &info, AT_SYMLINK_NOFOLLOW) == 0 { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// A name of digits only, as snapper's number_entries filter takes them.
@@ -99,22 +101,23 @@ enum ManagerMetadataRemoval {
     /// carve's deletion marker goes last, so a kill part-way leaves it beside what is
     /// left, for the next run to finish (InterruptedDeletionSweep.swift).
     private static func removeTree(_ path: String, keepingDirectory: Bool) throws {
-        let fd = try DirectoryAccess.open(path, "cannot remove snapshot metadata \(path)")
-        defer { close(fd) }
-        try removeContents(of: dup(fd), path: path, keeping: interruptedDeletionMarkerName)
-        guard !keepingDirectory else { return try removeMarker(in: fd, path, thenDirectory: nil) }
-        // Should the retired name be taken (a leftover that holds more than the
-        // marker), the directory goes where it is, as before.
-        let retired = PathText.parent(of: path) + "/" + retiredPrefix + PathText.lastComponent(of: path)
-        let renamed = ByteText.withCString(path, { from in ByteText.withCString(retired) { rename(from, $0) } }) == 0
-        try removeMarker(in: fd, path, thenDirectory: renamed ? retired : path)
+        try DirectoryAccess.open(path, "cannot remove snapshot metadata \(path)").closeAfter { opened in
+            try removeContents(of: opened, path: path, keeping: interruptedDeletionMarkerName)
+            guard !keepingDirectory else { return try removeMarker(in: opened, path, thenDirectory: nil) }
+            // Should the retired name be taken (a leftover that holds more than the
+            // marker), the directory goes where it is, as before.
+            let retired = PathText.parent(of: path) + "/" + retiredPrefix + PathText.lastComponent(of: path)
+            let renamed =
+                ByteText.withCString(path, { from in ByteText.withCString(retired) { rename(from, $0) } }) == 0
+            try removeMarker(in: opened, path, thenDirectory: renamed ? retired : path)
+        }
     }
 
-    /// Empties the directory open at `fd` (and closes it).
-    private static func removeContents(of fd: Int32, path: String, keeping kept: String? = nil) throws {
-        defer { close(fd) }
+    /// Empties the open directory `opened`.
+    private static func removeContents(of opened: FileDescriptor, path: String, keeping kept: String? = nil) throws {
+        let fd = opened.fd
         let keptName = kept.map { ByteText.bytes(of: $0).map { CChar(bitPattern: $0) } + [0] }
-        for name in try DirectoryAccess.entryNames(fd, path) where name != keptName {
+        for name in try DirectoryAccess.entryNames(opened, path) where name != keptName {
             let child = path + "/" + DirectoryAccess.text(name)
             var info = stat()
             guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
@@ -123,8 +126,9 @@ enum ManagerMetadataRemoval {
             }
             let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
             if isDirectory {
-                let inner = try DirectoryAccess.open(entry: name, in: fd, "cannot remove snapshot metadata \(child)")
-                try removeContents(of: inner, path: child)
+                let inner = try DirectoryAccess.open(
+                    entry: name, in: opened, "cannot remove snapshot metadata \(child)")
+                try inner.closeAfter { try removeContents(of: $0, path: child) }
             }
             guard unlinkat(fd, name, isDirectory ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {
                 throw SystemCallError("cannot remove snapshot metadata \(child)", call: "unlinkat", errno: errno)
@@ -135,12 +139,8 @@ enum ManagerMetadataRemoval {
     /// True when nothing below `path` is on another device: no subvolume (each has
     /// its own device number) and no mount is left inside.
     private static func holdsOnlyPlainFiles(_ path: String, device: dev_t) throws -> Bool {
-        let directory = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard directory >= 0 else {
-            throw SystemCallError("cannot read snapshot metadata \(path)", call: "open", errno: errno)
-        }
-        defer { close(directory) }
-        for name in try DirectoryAccess.entryNames(directory, path).map(DirectoryAccess.text) {
+        let directory = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY, "cannot read snapshot metadata \(path)")
+        for name in try DirectoryAccess.entryNames(consuming: directory, path).map(DirectoryAccess.text) {
             let child = path + "/" + name
             var info = stat()
             guard ByteText.withCString(child, { lstat($0, &info) }) == 0 else {

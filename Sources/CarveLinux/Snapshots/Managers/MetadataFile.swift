@@ -11,13 +11,15 @@ public enum MetadataFile {
     /// The first `limit` bytes, or nil when the file does not exist. A file the admin
     /// names (`followingSymlinks`) may be a symlink; one carve finds may not.
     public static func read(_ path: String, limit: Int, followingSymlinks: Bool = false) throws -> [UInt8]? {
-        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
-        let fd = ByteText.withCString(path) { open($0, flags) }
-        if fd < 0 {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw SystemCallError("cannot open \(path)", call: "open", errno: errno)
+        let flags = O_RDONLY | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, flags, "cannot open \(path)")
+        } catch {
+            if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
+            throw error
         }
-        defer { close(fd) }
+        let fd = file.fd
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw SystemCallError("cannot read \(path)", call: "fstat", errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw RuntimeError("\(path) is not a regular file") }

@@ -20,16 +20,14 @@ final class SnapperFilelists: @unchecked Sendable {
         if index[snapshots] == nil { index[snapshots] = try Self.scan(snapshots) }
         guard let holders = index[snapshots]?.removeValue(forKey: number) else { return }
         let parent = try DirectoryAccess.open(snapshots, "cannot read \(snapshots)")
-        defer { close(parent) }
         for holder in holders {
             // Gone when it was deleted earlier in this run, its filelists with it.
             guard
                 let directory = try DirectoryAccess.openIfPresent(
                     holder, at: parent, "cannot read \(snapshots)/\(holder)")
             else { continue }
-            defer { close(directory) }
             for name in ["filelist-\(number).txt", "filelist-\(number).txt.gz"] {
-                guard unlinkat(directory, name, 0) == 0 || errno == ENOENT else {
+                guard unlinkat(directory.fd, name, 0) == 0 || errno == ENOENT else {
                     throw SystemCallError(
                         "cannot remove snapper's \(snapshots)/\(holder)/\(name)", call: "unlinkat", errno: errno)
                 }
@@ -40,14 +38,13 @@ final class SnapperFilelists: @unchecked Sendable {
     /// Every `N/filelist-M.txt[.gz]` below `snapshots`, by M.
     private static func scan(_ snapshots: String) throws -> [UInt64: [String]] {
         let parent = try DirectoryAccess.open(snapshots, "cannot read \(snapshots)")
-        defer { close(parent) }
         var found: [UInt64: [String]] = [:]
         for holder in try DirectoryAccess.entryNames(parent, snapshots).map(DirectoryAccess.text)
         where ManagerMetadataRemoval.snapperNumber(holder) != nil {
             guard let directory = try? DirectoryAccess.open(holder, at: parent, "cannot read \(snapshots)/\(holder)")
             else { continue }
-            defer { close(directory) }
-            for name in (try? DirectoryAccess.entryNames(directory, snapshots + "/" + holder)) ?? [] {
+            let path = snapshots + "/" + holder
+            for name in (try? DirectoryAccess.entryNames(consuming: directory, path)) ?? [] {
                 guard let number = cachedNumber(DirectoryAccess.text(name)) else { continue }
                 found[number, default: []].append(holder)
             }

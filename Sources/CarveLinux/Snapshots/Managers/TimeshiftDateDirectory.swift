@@ -13,13 +13,17 @@ enum TimeshiftDateDirectory {
     /// present); nil when DATE is gone.
     static func state(of path: String) throws -> (marked: Bool, remaining: [String])? {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot look at \(path)") else { return nil }
-        defer { close(directory) }
-        return try state(of: directory, path)
+        return try directory.closeAfter { try state(of: $0, path) }
     }
 
-    private static func state(of directory: Int32, _ path: String) throws -> (marked: Bool, remaining: [String]) {
+    private static func state(
+        of directory: FileDescriptor, _ path: String
+    ) throws -> (
+        marked: Bool, remaining: [String]
+    ) {
         var info = stat()
-        let marked = fstatat(directory, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let marked =
+            fstatat(directory.fd, marker, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         let remaining = try DirectoryAccess.entryNames(directory, path)
             .filter { $0.first == CChar(UInt8(ascii: "@")) }
             .map(DirectoryAccess.text)
@@ -28,9 +32,8 @@ enum TimeshiftDateDirectory {
 
     /// A name timeshift gives a snapshot (`2026-10-20_10-00-00`): digits, '-' and '_'.
     /// Anything else is not looked into.
-    static func isSnapshotName(_ name: [CChar]) -> Bool {
-        let bytes = name.dropLast().map { UInt8(bitPattern: $0) }
-        return !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
+    static func isSnapshotName(_ name: Substring) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
     }
 
     /// The marked DATE directories in timeshift's `snapshots` directory `path`; none
@@ -38,27 +41,14 @@ enum TimeshiftDateDirectory {
     /// that cannot be read, is left out: it is not timeshift's plain directory, or
     /// what it holds is in doubt.
     static func marked(in path: String, filesystem: Filesystem) throws -> [MarkedDeletionDirectory] {
-        guard let (directory, own) = try DeletionMarkerDirectory.openOnFilesystem(path, filesystem) else { return [] }
-        defer { close(directory) }
-        var found: [MarkedDeletionDirectory] = []
-        for name in try DirectoryAccess.entryNames(directory, path) {
-            let text = DirectoryAccess.text(name)
-            let retired = ManagerMetadataRemoval.retiredOriginal(text)
-            guard isSnapshotName(retired.map { Array(String($0).utf8CString) } ?? name),
-                let child = try? DirectoryAccess.open(entry: name, in: directory, "")
-            else { continue }
-            defer { close(child) }
-            var info = stat()
-            guard fstat(child, &info) == 0, info.st_dev == own.st_dev else { continue }
+        try DeletionMarkerDirectory.entries(of: path, on: filesystem, named: isSnapshotName) { child, text, retired in
             if retired != nil {
-                guard ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else { continue }
-                found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: []))
-                continue
+                guard ManagerMetadataRemoval.holdsAtMostTheMarker(child, path) else { return nil }
+                return MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: [])
             }
-            guard let state = try? state(of: child, path + "/" + text), state.marked else { continue }
-            found.append(MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: state.remaining))
-        }
-        return found.sorted { $0.path < $1.path }
+            guard let state = try? state(of: child, path + "/" + text), state.marked else { return nil }
+            return MarkedDeletionDirectory(timeshiftPath: path + "/" + text, remaining: state.remaining)
+        }.sorted { $0.path < $1.path }
     }
 
     /// Removes a marked DATE left with no `@…`, with the checks of every metadata

@@ -1,27 +1,32 @@
 /// The backends carve knows, one per filesystem kind, each registered with the
-/// abilities it has. It is itself a `SnapshotBackend`: every call goes to the backend
-/// of the filesystem it names (the factory is `backend(for:)`), so planners and
-/// commands work on btrfs and LVM alike; asking a listing-only backend to delete is a
-/// `RuntimeError` that says so. A new filesystem is its backend plus one `register` line.
-public struct SnapshotBackends: SnapshotBackend {
+/// abilities it has. It is itself a `SnapshotBackend`, and answers only what it can:
+/// every call about a filesystem goes to the backend of that filesystem's kind (the
+/// factory is `backend(for:)`), so planners and commands work on btrfs and LVM alike;
+/// asking a listing-only backend to delete is a `RuntimeError` that says so; paths are
+/// read by the one `PathResolving` it was made with. A new filesystem is its backend
+/// plus one `register` line.
+public struct SnapshotBackendRegistry: SnapshotBackend {
     private var listers: [(kind: FilesystemKind, backend: any SnapshotListing)] = []
     private var full: [FilesystemKind: any SnapshotBackend] = [:]
+    private let paths: any PathResolving
 
-    public init() {}
+    /// The registry of `backend`, which has every ability, for the filesystems of
+    /// `kind`; it reads the paths on the command line too.
+    public init(_ backend: some SnapshotBackend, for kind: FilesystemKind) {
+        paths = backend
+        register(backend, for: kind)
+    }
 
     /// A backend with every ability.
-    public mutating func register(_ backend: some SnapshotBackend) {
-        listers.append((backend.kind, backend))
-        full[backend.kind] = backend
+    public mutating func register(_ backend: some SnapshotBackend, for kind: FilesystemKind) {
+        listers.append((kind, backend))
+        full[kind] = backend
     }
 
     /// A backend that only lists.
-    public mutating func register(listingOnly backend: some SnapshotListing) {
-        listers.append((backend.kind, backend))
+    public mutating func register(listingOnly backend: some SnapshotListing, for kind: FilesystemKind) {
+        listers.append((kind, backend))
     }
-
-    /// The registry of one backend with every ability (tests, a fake).
-    public init(_ backend: some SnapshotBackend) { register(backend) }
 
     /// The lister of a filesystem kind.
     public func backend(for kind: FilesystemKind) throws -> any SnapshotListing {
@@ -43,8 +48,6 @@ public struct SnapshotBackends: SnapshotBackend {
 
     // MARK: listing, by the backend of each filesystem
 
-    public var kind: FilesystemKind { listers.first?.kind ?? .btrfs }
-
     public func mountedFilesystems() throws -> [Filesystem] {
         try listers.flatMap { try $0.backend.mountedFilesystems() }
     }
@@ -63,8 +66,8 @@ public struct SnapshotBackends: SnapshotBackend {
         throw first ?? RuntimeError("\(path): carve has no snapshot backend")
     }
 
-    public func resolvedPath(_ path: String) -> String? { listers.first?.backend.resolvedPath(path) }
-    public var workingDirectory: String { listers.first?.backend.workingDirectory ?? "/" }
+    public func resolvedPath(_ path: String) -> String? { paths.resolvedPath(path) }
+    public var workingDirectory: String { paths.workingDirectory }
 
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
         for lister in listers {

@@ -3,22 +3,6 @@ import CarveCore
 import Glibc
 #endif
 
-/// An open directory, closed when the last reference goes. The btrfs ioctls and
-/// libbtrfsutil's `_fd` calls work on it.
-final class DirectoryHandle {
-    let fd: Int32
-    let path: String
-
-    init(_ path: String) throws {
-        let fd = ByteText.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemCallError("cannot open \(path)", call: "open", errno: errno) }
-        self.fd = fd
-        self.path = path
-    }
-
-    deinit { close(fd) }
-}
-
 /// A btrfs UUID (16 bytes) as the usual 8-4-4-4-12 lowercase text; nil when all zero.
 func uuidString<T>(_ bytes: T) -> String? {
     withUnsafeBytes(of: bytes) { uuidText($0) }

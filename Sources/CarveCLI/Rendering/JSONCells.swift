@@ -1,0 +1,68 @@
+import CarveCore
+
+/// Where a column writes its JSON value: straight into the bytes of a long listing,
+/// or, captured, into a `JSONValue` for the general writer. A column that writes its
+/// value once serves both writers. One final class, not a protocol: ten thousand
+/// snapshots of thirty columns each are a third of a million values, and a direct
+/// call per value kept the byte writer as fast as the hand-written one it replaced.
+final class JSONCells {
+    /// Where the bytes go; a captured value is kept in `captured` instead.
+    let bytes: ByteWriter
+    private let capturing: Bool
+    private(set) var captured: JSONValue = .null
+    private let level: Int
+
+    /// Writes into `bytes` as `JSONValue.append(to:level:)` prints a member of an
+    /// object at `level`. A string that holds bytes that are not UTF-8 sets
+    /// `bytes.replacedCarriedBytes`.
+    init(writingInto bytes: ByteWriter, level: Int) {
+        self.bytes = bytes; capturing = false; self.level = level
+    }
+
+    private init(capturing: Bool) { bytes = ByteWriter(capacity: 0); self.capturing = capturing; level = 0 }
+
+    /// The JSON value that `cells` writes for a row.
+    static func value<Row>(of cells: @escaping @Sendable (Row, JSONCells) -> Void) -> @Sendable (Row) -> JSONValue {
+        { row in
+            let cell = JSONCells(capturing: true)
+            cells(row, cell)
+            return cell.captured
+        }
+    }
+
+    func null() {
+        if capturing { captured = .null } else { bytes.append("null") }
+    }
+
+    func bool(_ value: Bool) {
+        if capturing { captured = .bool(value) } else { bytes.append(value ? "true" : "false") }
+    }
+
+    /// A count or id; null when nil (unknown).
+    func uint(_ value: UInt64?) {
+        if capturing { return captured = .uint(value) }
+        if let value { bytes.appendDecimal(value) } else { bytes.append("null") }
+    }
+
+    func int(_ value: Int?) {
+        if capturing { return captured = .int(value) }
+        guard let value else { return bytes.append("null") }
+        if value < 0 { bytes.append(byte: UInt8(ascii: "-")) }
+        bytes.appendDecimal(UInt64(value.magnitude))
+    }
+
+    func string(_ value: String?) {
+        if capturing { return captured = .string(value) }
+        if let value { bytes.appendQuoted(value) } else { bytes.append("null") }
+    }
+
+    /// Anything else (a list): laid out as the general writer lays it out.
+    func value(_ value: JSONValue) {
+        if capturing { return captured = value }
+        if case .array(let items) = value, items.isEmpty { return bytes.append("[]") }
+        if value.carriesBytes { bytes.replacedCarriedBytes = true }
+        var laidOut: [UInt8] = []
+        value.append(to: &laidOut, level: level + 1)
+        bytes.append(laidOut)
+    }
+}
