@@ -186,6 +186,8 @@ struct DeletionFixture {
         nested.hasNestedSubvolumes = true
         var root = F.snapshot(4, path: "d", of: nil, daysAgo: 1)
         root.mountpoints = ["/"]
+        var holdsMounts = F.snapshot(5, path: "e", of: nil, daysAgo: 1)
+        holdsMounts.mountsInside = ["/mnt/e/proc", "/mnt/e/dev"]
         let strict = DeletionRules()
         let lenient = DeletionRules(recursive: true, includeImportant: true)
         #expect(strict.protections(of: important) == [.important])
@@ -194,5 +196,10 @@ struct DeletionFixture {
         #expect(strict.protections(of: nested) == [.nestedSubvolumes])
         #expect(lenient.protections(of: nested).isEmpty)
         #expect(lenient.protections(of: root) == [.mountedAtRoot])
+        let everyFlag = DeletionRules(recursive: true, includeImportant: true, breakChains: true, ignoreInUse: true)
+        #expect(everyFlag.protections(of: holdsMounts, named: true) == [.mountsInside(["/mnt/e/proc", "/mnt/e/dev"])])
+        #expect(
+            Protection.mountsInside(["/mnt/e/proc"]).reason
+                == "something is mounted inside it at /mnt/e/proc (unmount it first)")
     }
 }

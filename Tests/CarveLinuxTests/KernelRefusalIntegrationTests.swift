@@ -44,6 +44,34 @@ struct KernelRefusalIntegrationTests {
         }
     }
 
+    /// btrfs deletes a snapshot with something mounted inside it and detaches the mount
+    /// (a container's /proc, a bind mount) without a word: carve keeps it, in bulk and
+    /// named, until the mount is gone.
+    @Test func aSnapshotWithAMountInsideIsKeptUntilItIsUnmounted() throws {
+        try withDeletionDisk { disk in
+            try FileManager.default.createDirectory(
+                atPath: disk.mountpoint + "/data/proc", withIntermediateDirectories: false)
+            for name in ["held", "free"] { try disk.snapshot(name) }
+            let inside = disk.mountpoint + "/snaps/held/proc"
+            try Shell.check(["mount", "-t", "tmpfs", "carve-test", inside])
+            defer { _ = try? Shell.run(["umount", inside]) }
+            let reason = "something is mounted inside it at \(inside) (unmount it first)"
+            let bulk = try disk.carve([
+                "snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json",
+            ])
+            #expect(bulk.status == 0, "\(bulk.stderr)")
+            let protected = try DeletionDisk.json(bulk)["protected"] as? [[String: Any]] ?? []
+            #expect(protected.map { $0["reason"] as? String } == [reason])
+            #expect(try disk.subvolumes() == ["data", "snaps/held"])
+            let named = try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/held", "--yes"])
+            #expect(named.status == 1 && named.stdout.contains(reason), "\(named.stderr)")
+            #expect(try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).contains(" \(inside) "))
+            try Shell.check(["umount", inside])
+            #expect(try disk.carve(["snapshots", "delete", disk.mountpoint + "/snaps/held", "--yes"]).status == 0)
+            #expect(try disk.subvolumes() == ["data"])
+        }
+    }
+
     /// Root in a user namespace made by an unprivileged user (a sandbox) cannot open the
     /// host's devices (EACCES): a failure naming the device and the cause, not "needs root".
     @Test func aDeviceRefusedToRootIsAFailureNamingTheCause() throws {

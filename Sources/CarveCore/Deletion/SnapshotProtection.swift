@@ -17,6 +17,9 @@ public enum Protection: Sendable, Hashable {
     /// It is mounted (as `-o subvol=` or by a bind mount) at these places; none named
     /// when the filesystem answered EBUSY without saying where.
     case mounted([String])
+    /// Another filesystem is mounted inside it (a container's /proc, a bind mount):
+    /// deleting it would detach those mounts under whoever uses them.
+    case mountsInside([String])
     /// Other subvolumes are nested inside it; `--recursive` deletes them too.
     case nestedSubvolumes
     /// snapper's number 0 stands for the current system.
@@ -43,6 +46,8 @@ public enum Protection: Sendable, Hashable {
         case .mountedAtRoot: "it is mounted at /"
         case .mounted(let places) where places.isEmpty: "something is mounted on it (EBUSY)"
         case .mounted(let places): "subvolume is mounted at \(places.joined(separator: ", ")) (EBUSY)"
+        case .mountsInside(let places):
+            "something is mounted inside it at \(places.joined(separator: ", ")) (unmount it first)"
         case .nestedSubvolumes: "it has nested subvolumes (use --recursive to delete them too)"
         case .snapperZero: "snapper snapshot 0 is the current system"
         case .important: "snapper marked it important (use --include-important)"
@@ -91,6 +96,7 @@ public struct DeletionRules: Sendable {
         } else if !subvolume.mountpoints.isEmpty {
             found.append(.mounted(subvolume.mountpoints))
         }
+        if !subvolume.mountsInside.isEmpty { found.append(.mountsInside(subvolume.mountsInside)) }
         let snapper = subvolume.metadata.manager == .snapper
         if snapper && subvolume.metadata.number == 0 { found.append(.snapperZero) }
         if snapper && subvolume.metadata.important && !includeImportant { found.append(.important) }

@@ -39,6 +39,8 @@ public struct Volume: Sendable, Hashable, Codable {
     public var isDefault: Bool
     /// Where it is mounted itself (as `-o subvol=`), empty when it is not.
     public var mountpoints: [String]
+    /// Mountpoints of other mounts inside it (any filesystem), empty when none.
+    public var mountsInside: [String] = []
     /// A received snapshot: the snapshot it was sent from, when a mounted filesystem
     /// holds it (see `BackupChains`).
     public var receivedSourcePath: String? = nil

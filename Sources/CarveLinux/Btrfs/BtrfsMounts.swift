@@ -79,4 +79,27 @@ extension BtrfsMounts {
         return btrfs.filter { numbers.contains($0.number) && $0.superOption("subvolid").flatMap(UInt64.init) == id }
             .map(\.mountpoint)
     }
+
+    /// Fills each volume's `mountsInside`: the mountpoints in `table` that lie below
+    /// its mounted path or below a mount of its own. Each mountpoint's parents are
+    /// looked up, so the cost is the mounts times their depth, whatever the number of
+    /// snapshots. A volume mounted at `/` holds every mount; the rule for `/` covers it.
+    static func markMountsInside(_ volumes: inout [Volume], table: [MountEntry]) {
+        var reached: [String: [Int]] = [:]
+        for index in volumes.indices {
+            let volume = volumes[index]
+            volumes[index].mountsInside = []
+            for path in Set([volume.mountedPath].compactMap { $0 } + volume.mountpoints) where path != "/" {
+                reached[path, default: []].append(index)
+            }
+        }
+        guard !reached.isEmpty else { return }
+        for mountpoint in table.map(\.mountpoint) {
+            var parent = Substring(mountpoint)
+            while let slash = parent.lastIndex(of: "/"), slash != parent.startIndex {
+                parent = parent[..<slash]
+                for index in reached[String(parent)] ?? [] { volumes[index].mountsInside.append(mountpoint) }
+            }
+        }
+    }
 }

@@ -76,6 +76,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
             found[index].isDefault = found[index].id == defaultID
         }
+        BtrfsMounts.markMountsInside(&found, table: try mountTable.mounts())
         let snapper = SnapperConfigFiles(host: host).load()
         warnings += snapper.warnings
         let classifier = SnapshotClassifier(

@@ -15,9 +15,11 @@ extension BtrfsSnapshotBackend {
     /// out again only to a filesystem mounted afresh.
     public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
         var current = subvolume
-        current.mountpoints = BtrfsMounts.mountpoints(
-            ofSubvolume: subvolume.id, on: filesystem, in: try mountTable.mounts())
-        return current
+        let table = try mountTable.mounts()
+        current.mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: table)
+        var one = [current]
+        BtrfsMounts.markMountsInside(&one, table: table)
+        return one[0]
     }
 
     /// By id: the id is exactly what `currentState` checked, where a path could have
