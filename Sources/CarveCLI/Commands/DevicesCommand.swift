@@ -34,19 +34,28 @@ struct DevicesCommand: ParsableCommand {
 
     @OptionGroup var options: DeviceListingOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Read /sys, /proc and the udev records of a machine kept in DIR (a util-linux dump, or one --dump made) instead of this one's; nothing is probed.",
+            valueName: "DIR"), completion: .directory)
+    var sysroot: String?
+
     func run() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
         let columns = try DeviceColumns.select(options.output)
-        var (forest, missing) = try DeviceListing.forest(of: services.devices, paths: devices)
+        let source = try DeviceListing.source(services: services, sysroot: sysroot)
+            .requesting(DeviceColumns.fields(of: columns))
+        var (forest, missing) = try DeviceListing.forest(of: source, paths: devices)
         for message in missing { services.output.note(message) }
         if options.nodeps { forest = DeviceListing.withoutDependents(forest) }
         var view = options.view(of: forest, columns: columns)
+        view.ascii = !services.localeIsUTF8
         if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) {
             view.space = services.filesystemSpace
         }
         services.output.write(view.rendered())
-        let denied = services.devices.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
+        let denied = source.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
         if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
             services.output.note(note)
         }

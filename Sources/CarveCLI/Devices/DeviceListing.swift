@@ -1,7 +1,17 @@
 import CarveCore
+import CarveLinux
 
 /// What `carve devices` lists: the whole tree, or the named devices with what sits on them.
 enum DeviceListing {
+    /// The machine's devices, or with `--sysroot` those of the machine kept in `sysroot`.
+    static func source(services: Services, sysroot: String?) throws -> any DeviceSource {
+        guard let sysroot else { return services.devices }
+        guard Files.isDirectory(sysroot) else {
+            throw UsageError("--sysroot \(sysroot): no such directory")
+        }
+        return LinuxDeviceSource(sysroot: HostRoot(sysroot))
+    }
+
     /// The forest, and one message per named path that is not a block device the
     /// kernel lists. As lsblk, the devices found are shown and the others named.
     static func forest(

@@ -18,9 +18,14 @@ public protocol DeviceSource: Sendable {
     /// The named devices (kernel names) and everything that sits on them, in
     /// `devices()` order; a source may describe only these, which is cheaper.
     func devices(under names: [String]) throws -> [BlockDevice]
+    /// This source, also reading `fields` (what the listing's columns show) besides
+    /// the standard ones; a source that always knows everything returns itself.
+    func requesting(_ fields: Set<DeviceField>) -> any DeviceSource
 }
 
 extension DeviceSource {
+    public func requesting(_ fields: Set<DeviceField>) -> any DeviceSource { self }
+
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
 
     public func deviceName(at path: String) throws -> String { try device(at: path).name }

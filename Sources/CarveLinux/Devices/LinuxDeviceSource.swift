@@ -4,7 +4,7 @@ import Glibc
 /// The machine's block devices: libudev enumeration, then the udev database,
 /// then libblkid probing for what udev lacks, sysfs attributes, and the mount table.
 public struct LinuxDeviceSource: DeviceSource {
-    private let inventory: DeviceInventory
+    private var inventory: DeviceInventory
     private let sysfs: SysfsTree
     private let cache = InventoryCache()
 
@@ -15,10 +15,35 @@ public struct LinuxDeviceSource: DeviceSource {
             enumerator: SysfsBlockEnumerator(host: host), attributes: sysfs,
             propertySources: [
                 UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource(),
+                SysfsPropertySource(tree: sysfs), DeviceNodePropertySource(),
             ],
             mounts: CanonicalSourceMountTable(
                 base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
         )
+    }
+
+    /// A machine kept in a directory, as `lsblk --sysroot` reads one: its /sys, /proc
+    /// and the udev records of `carve devices --dump` (DIR/dev/NAME). Nothing is probed,
+    /// no udevd is asked and no path is resolved on this machine.
+    public init(sysroot: HostRoot) {
+        let layout = SysrootLayout(host: sysroot)
+        sysfs = SysfsTree(host: sysroot, layout: layout)
+        inventory = DeviceInventory(
+            enumerator: SysrootBlockEnumerator(layout: layout), attributes: sysfs,
+            propertySources: [UdevFilePropertySource(host: sysroot), SysfsPropertySource(tree: sysfs)],
+            mounts: SwapAwareMountTable(base: ProcMountTable(host: sysroot), swaps: sysroot.swaps))
+    }
+
+    /// This source, reading also the fields of `fields` (sysfs attributes a column shows).
+    public func requesting(_ fields: Set<DeviceField>) -> any DeviceSource {
+        var copy = LinuxDeviceSource(inventory: inventory, sysfs: sysfs)
+        copy.inventory.requested.formUnion(fields)
+        return copy
+    }
+
+    private init(inventory: DeviceInventory, sysfs: SysfsTree) {
+        self.inventory = inventory
+        self.sysfs = sysfs
     }
 
     public func devices() throws -> [BlockDevice] { try cache.all(of: inventory).devices }

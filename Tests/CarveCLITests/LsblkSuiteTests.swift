@@ -1,0 +1,101 @@
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+@testable import CarveCLI
+
+/// util-linux's lsblk regression suite, run on carve: every dump of real machines
+/// (NVMe, LVM, bcachefs over several devices, a CD drive, SCSI disks) replayed with
+/// `--sysroot`, every case's columns, compared byte for byte with util-linux's
+/// expected output. The dumps and the expected files are in Tests/Fixtures/lsblk.
+enum LsblkSuite {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/lsblk").path
+
+    /// One case: a dump, the name of its .cols file, and the columns in it.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var dump: String, name: String, columns: String, root: String, expected: String
+        var testDescription: String { "\(dump)-\(name)" }
+    }
+
+    /// Every dump of `directory` unpacked with the system's tar (as util-linux's suite
+    /// does) into a scratch directory, and its cases in the order the suite runs them.
+    static func cases(in directory: String = fixtures + "/dumps", expected: String = fixtures + "/expected") throws
+        -> [Case]
+    {
+        let scratch = try Integration.makeScratchDirectory()
+        var cases: [Case] = []
+        let dumps = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tar.xz") }
+        for file in dumps.sorted() {
+            let dump = String(file.dropLast(".tar.xz".count))
+            try Shell.check(["tar", "--no-same-owner", "-C", scratch, "--xz", "-xf", "\(directory)/\(file)"])
+            let root = "\(scratch)/\(dump)"
+            for cols in try FileManager.default.contentsOfDirectory(atPath: root).filter({ $0.hasSuffix(".cols") })
+                .sorted()
+            {
+                let name = String(cols.dropLast(".cols".count))
+                let columns = try String(contentsOfFile: "\(root)/\(cols)", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                let wanted = try String(contentsOfFile: "\(expected)/lsblk-\(dump)-\(name)", encoding: .utf8)
+                cases.append(Case(dump: dump, name: name, columns: columns, root: root, expected: wanted))
+            }
+        }
+        return cases
+    }
+
+    /// `LANG=POSIX carve devices --sysroot ROOT --output COLUMNS`, in process.
+    static func carve(_ arguments: [String], utf8: Bool = false) -> RunResult {
+        runCarve(["devices"] + arguments) { captured in
+            var services = Services(
+                devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: captured, isRoot: true)
+            services.localeIsUTF8 = utf8
+            return services
+        }
+    }
+}
+
+@Suite struct LsblkSuiteTests {
+    @Test func everyCaseOfUtilLinuxSuiteIsByteForByteLsblks() throws {
+        let cases = try LsblkSuite.cases()
+        // 3 dumps: multi-devs-bcachefs has 8 cases, simple-lvm and simple-nvme 7 each.
+        #expect(cases.count == 22)
+        for item in cases {
+            let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns])
+            #expect(result.status == 0, "\(item.testDescription): \(result.stderr)")
+            #expect(result.stdout == item.expected, "\(item.testDescription)")
+        }
+    }
+
+    @Test func aUTF8LocaleDrawsTheSameTreeWithBoxDrawingCharacters() throws {
+        let item = try #require(LsblkSuite.cases().first { $0.dump == "simple-nvme" && $0.name == "basic" })
+        let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns], utf8: true)
+        let ascii = item.expected.replacingOccurrences(of: "|-", with: "├─")
+            .replacingOccurrences(of: "`-", with: "└─")
+        #expect(result.stdout == ascii)
+        #expect(result.stdout.contains("└─nvme0n1p3"))
+    }
+
+    @Test func theLocaleCharsetIsTakenFromLcAllThenLcCtypeThenLang() {
+        func utf8(_ environment: [String: String]) -> Bool { LocaleCharset.isUTF8 { environment[$0] } }
+        #expect(!utf8([:]))
+        #expect(!utf8(["LANG": "POSIX"]))
+        #expect(!utf8(["LANG": "C"]))
+        #expect(utf8(["LANG": "en_US.UTF-8"]))
+        #expect(utf8(["LANG": "C.utf8"]))
+        #expect(utf8(["LANG": "de_DE.UTF-8@euro"]))
+        #expect(!utf8(["LANG": "en_US.UTF-8", "LC_ALL": "POSIX"]))
+        #expect(!utf8(["LANG": "en_US.UTF-8", "LC_CTYPE": "C"]))
+        #expect(utf8(["LANG": "C", "LC_CTYPE": "en_US.UTF-8"]))
+        #expect(utf8(["LANG": "C", "LC_ALL": "", "LC_CTYPE": "en_US.UTF-8"]))
+        #expect(!utf8(["LANG": "en_US.ISO-8859-1"]))
+    }
+
+    @Test func rawAndPairsOfADumpKeepTheTreeOrderAndTheTreeParent() throws {
+        let item = try #require(LsblkSuite.cases().first { $0.dump == "simple-lvm" && $0.name == "basic" })
+        let result = LsblkSuite.carve(["--sysroot", item.root, "-rno", "NAME,PKNAME,MODEL"])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.prefix(4) == ["loop0  ", "vg_foo.4059-lv_foo.4059 loop0 ", "loop1  ", "vg_foo.4059-lv_foo.4059 loop1 "])
+        // A model sysfs pads is escaped, never trimmed, as lsblk -r prints it.
+        #expect(lines.contains { $0.hasPrefix("nvme0n1  KINGSTON\\x20SKC1000240G\\x20") })
+    }
+}
