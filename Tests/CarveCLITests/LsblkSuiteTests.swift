@@ -20,7 +20,9 @@ enum LsblkSuite {
 
     /// Every dump of `directory` unpacked with the system's tar (as util-linux's suite
     /// does) into a scratch directory, and its cases in the order the suite runs them.
-    static func cases(in directory: String = fixtures + "/dumps", expected: String = fixtures + "/expected") throws
+    static func cases(
+        in directory: String = fixtures + "/dumps", expected: String = fixtures + "/expected"
+    ) throws
         -> [Case]
     {
         let scratch = try Integration.makeScratchDirectory()
@@ -94,7 +96,10 @@ enum LsblkSuite {
         let item = try #require(LsblkSuite.cases().first { $0.dump == "simple-lvm" && $0.name == "basic" })
         let result = LsblkSuite.carve(["--sysroot", item.root, "-rno", "NAME,PKNAME,MODEL"])
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.prefix(4) == ["loop0  ", "vg_foo.4059-lv_foo.4059 loop0 ", "loop1  ", "vg_foo.4059-lv_foo.4059 loop1 "])
+        #expect(
+            lines.prefix(4) == [
+                "loop0  ", "vg_foo.4059-lv_foo.4059 loop0 ", "loop1  ", "vg_foo.4059-lv_foo.4059 loop1 ",
+            ])
         // A model sysfs pads is escaped, never trimmed, as lsblk -r prints it.
         #expect(lines.contains { $0.hasPrefix("nvme0n1  KINGSTON\\x20SKC1000240G\\x20") })
     }

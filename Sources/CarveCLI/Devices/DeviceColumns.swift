@@ -107,6 +107,27 @@ public enum DeviceColumns {
         try selectColumns(spec, from: all, defaults: defaults)
     }
 
+    /// As lsblk: the sets of the letters (-f, -t, -m...) or every column (-O) replace
+    /// the defaults; `--output` then replaces them too, or with "+COLS" adds to them.
+    public static func select(
+        _ spec: String?, sets: [String], all everyColumn: Bool
+    ) throws(UsageError)
+        -> [Column<DeviceRow>]
+    {
+        let base = everyColumn ? all.map(\.name) : sets
+        guard !base.isEmpty else { return try select(spec) }
+        guard let spec, spec.hasPrefix("+") else { return try selectColumns(spec, from: all, defaults: base) }
+        return try selectColumns(spec, from: all, defaults: base)
+    }
+
+    /// The column `--sort` names.
+    public static func column(named name: String) throws(UsageError) -> Column<DeviceRow> {
+        guard let column = all.first(where: { $0.name == name.uppercased() }) else {
+            throw UsageError("unknown column '\(name)' for --sort")
+        }
+        return column
+    }
+
     /// The `--output help` text: every column and what it shows.
     public static var helpText: String {
         let width = all.map(\.name.count).max() ?? 0

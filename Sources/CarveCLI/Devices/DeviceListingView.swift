@@ -18,6 +18,8 @@ public struct DeviceListingView {
     public var space: (any FilesystemSpaceSource)? = nil
     /// Draw the tree with ASCII (`|-`, `` `- ``): the locale's charset is not UTF-8.
     public var ascii = false
+    /// `--sort COL`: a list sorted by this column, as lsblk -x (numbers as numbers).
+    public var sortColumn: Column<DeviceRow>? = nil
 
     public init(forest: [DeviceTreeNode], columns: [Column<DeviceRow>], format: Format, tree: Bool, bytes: Bool) {
         self.forest = forest; self.columns = columns; self.format = format; self.tree = tree; self.bytes = bytes
@@ -75,11 +77,15 @@ public struct DeviceListingView {
 
     /// A plain `--list` (table or JSON): each device once, sorted by MAJ:MIN as a whole,
     /// as lsblk does (a loop device's partitions, 259:N, come after 7:N).
-    private var listOrder: [BlockDevice] { DeviceTree.sortedByNumber(DeviceTree.flattened(forest)) }
+    private var listOrder: [BlockDevice] {
+        let devices = DeviceTree.sortedByNumber(DeviceTree.flattened(forest))
+        return sortColumn.map { DeviceSorting.sorted(devices, by: $0) } ?? devices
+    }
 
     /// `--raw` and `--pairs` keep the tree's order, every line of it; a plain list, `listOrder`.
     private func flatRows(sorted: Bool = false) -> [DeviceRow] {
-        sorted ? listOrder.map { row($0) } : treeLines.map { row($0.device, parent: $0.parent) }
+        sorted || sortColumn != nil
+            ? listOrder.map { row($0) } : treeLines.map { row($0.device, parent: $0.parent) }
     }
 
     private func row(_ device: BlockDevice, treePrefix: String = "", parent: String? = nil) -> DeviceRow {

@@ -12,6 +12,8 @@ public struct DeviceInventory: Sendable {
     /// The fields a listing shows: sources are asked only for these, so a sysfs
     /// attribute no column needs is never read. The standard fields always are.
     public var requested: Set<DeviceField> = DeviceField.standard
+    /// `--all`: list the devices lsblk hides by default too (see `listedDevices`).
+    public var includesHidden = false
 
     public init(
         enumerator: any BlockDeviceEnumerator, attributes: any DeviceAttributeSource,
@@ -46,7 +48,7 @@ public struct DeviceInventory: Sendable {
     /// those devices (and the disks of partitions among them) are described and returned.
     /// `listed` is `listedDevices()` when the caller has it already.
     public func collect(restrictedTo names: Set<String>? = nil, listed: [BlockDevice]? = nil) throws -> Result {
-        var devices = try listed ?? listedDevices()
+        var devices = try listed ?? listedDevices(includingHidden: includesHidden)
         if let names {
             let wanted = names.union(devices.filter { names.contains($0.name) }.compactMap(\.parent))
             devices = devices.filter { wanted.contains($0.name) }

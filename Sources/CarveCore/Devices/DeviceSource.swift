@@ -21,10 +21,15 @@ public protocol DeviceSource: Sendable {
     /// This source, also reading `fields` (what the listing's columns show) besides
     /// the standard ones; a source that always knows everything returns itself.
     func requesting(_ fields: Set<DeviceField>) -> any DeviceSource
+    /// This source, listing also what lsblk hides unless `--all`: loop devices with no
+    /// file attached and RAM disks.
+    func includingEmpty() -> any DeviceSource
 }
 
 extension DeviceSource {
     public func requesting(_ fields: Set<DeviceField>) -> any DeviceSource { self }
+
+    public func includingEmpty() -> any DeviceSource { self }
 
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
 

@@ -41,6 +41,12 @@ public struct LinuxDeviceSource: DeviceSource {
         return copy
     }
 
+    public func includingEmpty() -> any DeviceSource {
+        var copy = LinuxDeviceSource(inventory: inventory, sysfs: sysfs)
+        copy.inventory.includesHidden = true
+        return copy
+    }
+
     private init(inventory: DeviceInventory, sysfs: SysfsTree) {
         self.inventory = inventory
         self.sysfs = sysfs

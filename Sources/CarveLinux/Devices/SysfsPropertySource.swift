@@ -16,7 +16,9 @@ public struct SysfsPropertySource: DevicePropertySource {
         try properties(of: device, parent: parent, wanted: fields)
     }
 
-    public func properties(of device: BlockDevice, parent: BlockDevice?, wanted: Set<DeviceField>) throws
+    public func properties(
+        of device: BlockDevice, parent: BlockDevice?, wanted: Set<DeviceField>
+    ) throws
         -> DeviceProperties?
     {
         guard let own = SysfsDirectory(tree.directoryPath(of: device.name)) else { return nil }
