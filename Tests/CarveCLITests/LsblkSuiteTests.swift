@@ -68,6 +68,34 @@ enum LsblkSuite {
         }
     }
 
+    /// This machine's loop topologies dumped with `carve devices --dump` (GPT with an
+    /// active swap partition, DOS with logical partitions, a 4 KiB-sector loop, a
+    /// read-only loop, btrfs raid1 over two bare loops), against lsblk 2.38's
+    /// `--sysroot` output of the same dumps (Tests/Fixtures/lsblk/lab/make.sh).
+    @Test func everyLabDumpIsByteForByteLsblksSysroot() throws {
+        let lab = LsblkSuite.fixtures + "/lab"
+        let cases = try LsblkSuite.cases(in: lab + "/dumps", expected: lab + "/expected")
+        #expect(cases.count == 22)
+        #expect(Set(cases.map(\.dump)) == ["btrfs-raid1", "dos-logical", "gpt-swap", "read-only", "sector-4k"])
+        for item in cases {
+            let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns])
+            #expect(result.status == 0, "\(item.testDescription): \(result.stderr)")
+            #expect(result.stdout == item.expected, "\(item.testDescription)")
+        }
+    }
+
+    /// Where upstream lsblk and 2.38 disagree carve does as upstream: the second device
+    /// of a btrfs raid1, absent from mountinfo, shows the mount of the first.
+    @Test func bothDevicesOfTheLabRaid1ShowItsMount() throws {
+        let lab = LsblkSuite.fixtures + "/lab"
+        let item = try #require(
+            LsblkSuite.cases(in: lab + "/dumps", expected: lab + "/expected").first { $0.dump == "btrfs-raid1" })
+        let result = LsblkSuite.carve(["--sysroot", item.root, "-rno", "NAME,FSTYPE,MOUNTPOINT"])
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").dropFirst() }
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { Array($0) == ["btrfs", "/tmp/carve-26lab/mnt/raid"] })
+    }
+
     @Test func aUTF8LocaleDrawsTheSameTreeWithBoxDrawingCharacters() throws {
         let item = try #require(LsblkSuite.cases().first { $0.dump == "simple-nvme" && $0.name == "basic" })
         let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns], utf8: true)

@@ -40,11 +40,18 @@ struct DevicesCommand: ParsableCommand {
             valueName: "DIR"), completion: .directory)
     var sysroot: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write what --sysroot needs of this machine (or of the named devices) into DIR, for a bug report or a test, and list nothing.",
+            valueName: "DIR"), completion: .directory)
+    var dump: String?
+
     func run() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
         let columns = try DeviceColumns.select(options.output, sets: options.columnSets, all: options.outputAll)
         let sortColumn = try options.sort.map(DeviceColumns.column(named:))
+        if let dump { return try DeviceListing.dump(into: dump, devices: devices, services: services) }
         var source = try DeviceListing.source(services: services, sysroot: sysroot)
             .requesting(DeviceColumns.fields(of: columns + (sortColumn.map { [$0] } ?? [])))
         if options.all { source = source.includingEmpty() }
