@@ -57,6 +57,8 @@ struct DevicesCommand: ParsableCommand {
         if options.all { source = source.includingEmpty() }
         var (forest, missing) = try DeviceListing.forest(of: source, paths: devices)
         for message in missing { services.output.note(message) }
+        // A dump with nothing listable: the notes above said why.
+        if sysroot != nil && devices.isEmpty && forest.isEmpty { throw CommandExit(.failure) }
         // As lsblk, the majors filter the top-level devices of a whole listing only.
         if devices.isEmpty { forest = try options.majorFilter().apply(forest) }
         // lsblk -S: SCSI devices only; a named device that is not one counts as not found, silently.

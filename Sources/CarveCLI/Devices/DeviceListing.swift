@@ -4,12 +4,17 @@ import CarveLinux
 /// What `carve devices` lists: the whole tree, or the named devices with what sits on them.
 enum DeviceListing {
     /// The machine's devices, or with `--sysroot` those of the machine kept in `sysroot`.
+    /// What of a `--sysroot` dump could not be read is named on stderr; a directory
+    /// that is missing ends the command with status 1, nothing being listable.
     static func source(services: Services, sysroot: String?) throws -> any DeviceSource {
         guard let sysroot else { return services.devices }
         guard Files.isDirectory(sysroot) else {
-            throw UsageError("--sysroot \(sysroot): no such directory")
+            services.output.note("--sysroot \(sysroot): no such directory")
+            throw CommandExit(.failure)
         }
-        return LinuxDeviceSource(sysroot: HostRoot(sysroot))
+        let source = LinuxDeviceSource(sysroot: HostRoot(sysroot))
+        for problem in source.sysrootProblems { services.output.note("--sysroot \(sysroot): \(problem)") }
+        return source
     }
 
     /// `--dump DIR`: the named devices (or all, empty ones too) and what sits on them,

@@ -63,7 +63,9 @@ public struct DeviceDump {
         for links in ["holders", "slaves"] {
             try makeDirectories("\(target)/\(links)")
             for entry in Files.names(in: "\(real)/\(links)") ?? [] {
-                if let to = Files.linkTarget("\(real)/\(links)/\(entry)") { try link("\(target)/\(links)/\(entry)", to) }
+                if let to = Files.linkTarget("\(real)/\(links)/\(entry)") {
+                    try link("\(target)/\(links)/\(entry)", to)
+                }
             }
         }
         if let to = Files.linkTarget("\(real)/device") { try link("\(target)/device", to) }
