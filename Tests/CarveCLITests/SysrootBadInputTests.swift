@@ -94,3 +94,45 @@ import Testing
         #expect(result.stderr.contains("proc/self/mountinfo: line 1 does not parse; ignored"))
     }
 }
+
+/// Cells outside a UTF-8 locale, as lsblk 2.38 prints the same dump (its output here):
+/// a table writes each byte of a non-ASCII character as \xHH; --raw and --pairs escape
+/// the same way in both locales.
+@Suite struct SysrootLocaleEscapingTests {
+    func dump() throws -> String {
+        let lab = LsblkSuite.fixtures + "/lab"
+        let item = try #require(
+            LsblkSuite.cases(in: lab + "/dumps", expected: lab + "/expected").first { $0.dump == "gpt-swap" })
+        try Data("ID_FS_LABEL_ENC=caf\\xc3\\xa9\\x20\\x22q\\x24\n".utf8)
+            .write(to: URL(fileURLWithPath: item.root + "/dev/loop0p1"))
+        try Data("ID_FS_LABEL_ENC=bad\\xff\\x09tab\n".utf8).write(to: URL(fileURLWithPath: item.root + "/dev/loop0p3"))
+        return item.root
+    }
+
+    @Test func aTableEscapesNonASCIIOnlyOutsideUTF8() throws {
+        let root = try dump()
+        let posix = LsblkSuite.carve(["--sysroot", root, "-o", "NAME,LABEL"])
+        #expect(
+            posix.stdout
+                == "NAME      LABEL\nloop0     \n|-loop0p1 caf\\xc3\\xa9 \"q$\n|-loop0p2 labswap\n`-loop0p3 bad\\xff\\x09tab\n"
+        )
+        let utf8 = LsblkSuite.carve(["--sysroot", root, "-o", "NAME,LABEL"], utf8: true)
+        #expect(
+            utf8.stdout
+                == "NAME      LABEL\nloop0     \n├─loop0p1 café \"q$\n├─loop0p2 labswap\n└─loop0p3 bad\\xff\\x09tab\n")
+    }
+
+    @Test func rawAndPairsEscapeAlikeInBothLocales() throws {
+        let root = try dump()
+        for utf8 in [false, true] {
+            let raw = LsblkSuite.carve(["--sysroot", root, "-r", "-o", "NAME,LABEL"], utf8: utf8)
+            #expect(
+                raw.stdout
+                    == "NAME LABEL\nloop0 \nloop0p1 caf\\xc3\\xa9\\x20\"q$\nloop0p2 labswap\nloop0p3 bad\\xff\\x09tab\n"
+            )
+            let pairs = LsblkSuite.carve(["--sysroot", root, "-P", "-o", "NAME,LABEL"], utf8: utf8)
+            #expect(pairs.stdout.contains("NAME=\"loop0p1\" LABEL=\"caf\\xc3\\xa9 \\x22q\\x24\"\n"))
+            #expect(pairs.stdout.contains("NAME=\"loop0p3\" LABEL=\"bad\\xff\\x09tab\"\n"))
+        }
+    }
+}

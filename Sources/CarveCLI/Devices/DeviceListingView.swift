@@ -58,9 +58,28 @@ public struct DeviceListingView {
 
     private func rendered(_ table: TextTable) -> String {
         var table = table
+        // Outside a UTF-8 locale lsblk writes every byte that is not ASCII as \xHH.
+        if ascii { table.rows = table.rows.map { $0.map(DeviceListingView.asciiEscaped) } }
         table.omitsHeader = !headings
         table.padsTrailingCells = true
         return table.rendered()
+    }
+
+    /// `text` with each byte of a non-ASCII character as `\xHH`, as libsmartcols shows
+    /// it when the locale's charset cannot.
+    static func asciiEscaped(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                out.unicodeScalars.append(scalar)
+            } else {
+                for byte in ByteText.bytes(of: String(scalar)) {
+                    out += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+                }
+            }
+        }
+        return out
     }
 
     /// `{"blockdevices": [...]}` with "children" arrays in tree mode, flat otherwise.
