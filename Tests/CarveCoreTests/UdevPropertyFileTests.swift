@@ -54,3 +54,20 @@ import Testing
         #expect(UdevPropertyFile.parse([UInt8]()).values.isEmpty)
     }
 }
+
+extension UdevPropertyFileTests {
+    @Test func whatADumpWritesReadsBackAsTheSameProperties() {
+        var properties = DeviceProperties(
+            fsType: "ext4", uuid: "89cd", label: "my \"data\"\n$x", partUUID: "dec9", partType: "0fc6",
+            partLabel: "EFI System", partNumber: 1, ptType: "gpt", ptUUID: "7bd5", model: "QEMU HARDDISK",
+            serial: "QM0001")
+        properties[.revision] = "2.5+"
+        properties[.owner] = "root"
+        properties[.mode] = "brw-rw----"
+        let bytes = UdevPropertyFile.render(properties, path: "/dev/sda1", isPartition: true)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("ID_FS_LABEL_ENC=my\\x20\\x22data\\x22\\x0a\\x24x\n"))
+        #expect(text.contains("ID_PART_TABLE_TYPE=gpt\nID_PART_ENTRY_SCHEME=gpt\n"))
+        #expect(UdevPropertyFile.parse(bytes) == properties)
+    }
+}

@@ -21,6 +21,23 @@ public enum UdevPropertyFile {
     /// The fields such a file can give.
     public static let fields = Set(keys.map(\.field))
 
+    /// `properties` as such a file holds them, for `carve devices --dump`: each field
+    /// under the first key lsblk reads it from, `_ENC` values encoded as udev does, a
+    /// partition's table type also as its entry's scheme (as udev writes both).
+    public static func render(_ properties: DeviceProperties, path: String, isPartition: Bool) -> [UInt8] {
+        var lines = ["DEVNAME=\(path)"]
+        var written = Set<DeviceField>()
+        for entry in keys where !written.contains(entry.field) {
+            guard let value = properties[entry.field] else { continue }
+            written.insert(entry.field)
+            lines.append("\(entry.key)=\(entry.decoded ? UdevEncoding.encode(value) : UdevEncoding.oneLine(value))")
+            if isPartition && entry.field == .ptType {
+                lines.append("ID_PART_ENTRY_SCHEME=\(UdevEncoding.oneLine(value))")
+            }
+        }
+        return ByteText.bytes(of: lines.joined(separator: "\n") + "\n")
+    }
+
     /// The properties in `bytes`, the whole file.
     public static func parse<Bytes: Collection>(_ bytes: Bytes) -> DeviceProperties where Bytes.Element == UInt8 {
         var found = DeviceProperties()

@@ -94,23 +94,7 @@ public struct DeviceDump {
 
     /// The device's properties as the udev keys lsblk reads from DIR/dev/NAME.
     func udevText(for device: BlockDevice) -> [UInt8] {
-        var lines: [String] = ["DEVNAME=\(device.path)"]
-        let keys: [(String, DeviceField, Bool)] = [
-            ("ID_FS_TYPE", .fsType, false), ("ID_FS_VERSION", .fsVersion, false), ("ID_FS_UUID_ENC", .uuid, true),
-            ("ID_FS_LABEL_ENC", .label, true), ("ID_PART_TABLE_TYPE", .ptType, false),
-            ("ID_PART_TABLE_UUID", .ptUUID, false), ("ID_PART_ENTRY_UUID", .partUUID, false),
-            ("ID_PART_ENTRY_TYPE", .partType, false), ("ID_PART_ENTRY_NAME", .partLabel, true),
-            ("ID_PART_ENTRY_NUMBER", .partNumber, false), ("ID_PART_ENTRY_FLAGS", .partFlags, false),
-            ("ID_MODEL", .model, false), ("ID_SERIAL", .serial, false), ("ID_REVISION", .revision, false),
-            ("ID_WWN", .wwn, false), ("OWNER", .owner, false), ("GROUP", .group, false), ("MODE", .mode, false),
-        ]
-        for (key, field, encoded) in keys {
-            guard let value = device.properties[field] else { continue }
-            lines.append("\(key)=\(encoded ? UdevEncoding.encode(value) : UdevEncoding.oneLine(value))")
-            // udev writes a partition's table type twice, the second as its entry's scheme.
-            if device.kind == .part && field == .ptType { lines.append("ID_PART_ENTRY_SCHEME=\(value)") }
-        }
-        return ByteText.bytes(of: lines.joined(separator: "\n") + "\n")
+        UdevPropertyFile.render(device.properties, path: device.path, isPartition: device.kind == .part)
     }
 
     private func writeFile(_ relative: String, _ bytes: [UInt8]) throws {
