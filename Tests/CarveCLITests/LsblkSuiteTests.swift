@@ -132,3 +132,24 @@ enum LsblkSuite {
         #expect(lines.contains { $0.hasPrefix("nvme0n1  KINGSTON\\x20SKC1000240G\\x20") })
     }
 }
+
+extension LsblkSuiteTests {
+    /// -S on the bcachefs dump: its SCSI disks and CD drive only, as lsblk 2.38 prints
+    /// them but for REV, which is udev's ID_REVISION as upstream reads it (2.38: sysfs
+    /// device/rev, "BBF0"); TRAN is empty as in both (the dump holds no scsi_host class).
+    @Test func scsiDevicesOfADump() throws {
+        let item = try #require(LsblkSuite.cases().first { $0.dump == "multi-devs-bcachefs" })
+        let result = LsblkSuite.carve(["--sysroot", item.root, "-S"])
+        #expect(
+            result.stdout == """
+                NAME HCTL       TYPE VENDOR   MODEL                        REV SERIAL                                TRAN
+                sda  0:0:0:0    disk ATA      KINGSTON_SH103S3240G    580ABBF0 KINGSTON_SH103S3240G_50026B724B09A1FF 
+                sdb  1:0:0:0    disk ATA      WDC_WD800JD-00MSA1      10.01E01 WDC_WD800JD-00MSA1_WD-WMAM9XE78956    
+                sdc  6:0:0:0    disk Linux    scsi_debug                  0191 333333330000036b0                     
+                sr0  3:0:0:0    rom  HL-DT-ST HL-DT-ST_DVD+_-RW_GH82N     A101 HL-DT-ST_DVD+_-RW_GH82N_K4LC2EC0449   
+
+                """)
+        let transport = LsblkSuite.carve(["--sysroot", item.root, "-rnd", "-o", "NAME,TRAN"])
+        #expect(transport.stdout.contains("nvme0n1 nvme\n"))
+    }
+}

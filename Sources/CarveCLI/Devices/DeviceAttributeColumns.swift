@@ -27,6 +27,8 @@ extension DeviceColumns {
         number(.requestQueueSize, "request queue size", widthHint: 5),
         text(.scheduler, "I/O scheduler name"),
         text(.state, "state of the device", widthHint: 7),
+        text(.subsystems, "de-duplicated chain of subsystems"),
+        text(.transport, "device transport type", widthHint: 6),
         hardware(.vendor, "device vendor"),
         bytes(.writeSame, "write same max bytes", widthHint: 6),
         text(.wwn, "unique storage identifier", widthHint: 18),

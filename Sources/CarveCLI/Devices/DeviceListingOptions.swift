@@ -58,7 +58,7 @@ struct DeviceListingOptions: ParsableArguments {
 
     @Flag(
         name: [.customShort("S"), .long],
-        help: "SCSI devices only, without what sits on them: NAME, HCTL, TYPE, VENDOR, MODEL, REV, SERIAL.")
+        help: "SCSI devices only, without what sits on them: NAME, HCTL, TYPE, VENDOR, MODEL, REV, SERIAL, TRAN.")
     var scsi = false
 
     @Flag(name: [.customShort("O"), .customLong("output-all")], help: "Every column.")
@@ -101,7 +101,7 @@ struct DeviceListingOptions: ParsableArguments {
             ),
             (discard, ["NAME", "DISC-ALN", "DISC-GRAN", "DISC-MAX", "DISC-ZERO"]),
             (zoned, ["NAME", "ZONED", "ZONE-SZ", "ZONE-NR", "ZONE-AMAX", "ZONE-OMAX", "ZONE-APP", "ZONE-WGRAN"]),
-            (scsi, ["NAME", "HCTL", "TYPE", "VENDOR", "MODEL", "REV", "SERIAL"]),
+            (scsi, ["NAME", "HCTL", "TYPE", "VENDOR", "MODEL", "REV", "SERIAL", "TRAN"]),
         ]
         for (on, set) in sets where on { for name in set where !names.contains(name) { names.append(name) } }
         return names

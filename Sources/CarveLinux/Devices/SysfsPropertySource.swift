@@ -23,7 +23,8 @@ public struct SysfsPropertySource: DevicePropertySource {
     {
         guard let own = SysfsDirectory(tree.directoryPath(of: device.name)) else { return nil }
         let disk = device.kind == .part ? device.parent.flatMap { SysfsDirectory(tree.directoryPath(of: $0)) } : nil
-        let attributes = Attributes(own: own, disk: disk, device: device, path: tree.directoryPath(of: device.name))
+        let attributes = Attributes(
+            own: own, disk: disk, device: device, path: tree.directoryPath(of: device.name), host: tree.host)
         var found = DeviceProperties()
         for field in wanted { found[field] = SysfsPropertySource.readers[field]?(attributes) }
         return found
@@ -35,6 +36,7 @@ public struct SysfsPropertySource: DevicePropertySource {
         let disk: SysfsDirectory?
         let device: BlockDevice
         let path: String
+        let host: HostRoot
 
         func raw(_ name: String) -> String? { own.rawText(name) ?? disk?.rawText(name) }
         func number(_ name: String) -> UInt64? { raw(name).flatMap { UInt64($0.trimmingWhitespace) } }
@@ -80,15 +82,35 @@ public struct SysfsPropertySource: DevicePropertySource {
         .diskSeq: { $0.raw("diskseq") },
         .vendor: { $0.isHardware ? $0.own.rawText("device/vendor") : nil },
         .revision: { $0.isHardware ? $0.own.rawText("device/rev") : nil },
-        .hctl: { attributes in
-            // A SCSI device's directory is named H:C:T:L.
-            guard attributes.device.kind != .part, let target = attributes.own.linkTarget("device"),
-                let last = target.split(separator: "/").last, last.split(separator: ":").count == 4,
-                last.split(separator: ":").allSatisfy({ Int($0) != nil })
-            else { return nil }
-            return String(last)
-        },
+        .hctl: { hctl($0) },
+        .transport: { SysfsTransport.transport(of: $0) },
+        .subsystems: { subsystems($0.path) },
     ]
+
+    /// A SCSI device's H:C:T:L: the name its `device` link points to.
+    static func hctl(_ attributes: Attributes) -> String? {
+        guard attributes.device.kind != .part, let target = attributes.own.linkTarget("device"),
+            let last = target.split(separator: "/").last, last.split(separator: ":").count == 4,
+            last.split(separator: ":").allSatisfy({ Int($0) != nil })
+        else { return nil }
+        return String(last)
+    }
+
+    /// util-linux's SUBSYSTEMS: the `subsystem` links up the device's sysfs chain,
+    /// a repeat of the one before left out ("block:scsi:pci").
+    static func subsystems(_ path: String) -> String? {
+        guard var chain = realPath(path) else { return nil }
+        var found: [String] = []
+        while !chain.isEmpty, let slash = chain.lastIndex(of: "/") {
+            if let link = Files.linkTarget(chain + "/subsystem"), let name = link.split(separator: "/").last,
+                found.last != String(name)
+            {
+                found.append(String(name))
+            }
+            chain = String(chain[..<slash])
+        }
+        return found.isEmpty ? nil : found.joined(separator: ":")
+    }
 
     private static func discards(_ attributes: Attributes) -> Bool {
         (attributes.number("queue/discard_granularity") ?? 0) > 0
