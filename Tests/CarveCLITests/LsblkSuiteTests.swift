@@ -153,3 +153,18 @@ extension LsblkSuiteTests {
         #expect(transport.stdout.contains("nvme0n1 nvme\n"))
     }
 }
+
+extension LsblkSuiteTests {
+    /// PARTTYPENAME names GPT and DOS type codes as libfdisk does, as lsblk 2.38 does on the same dumps.
+    @Test func partitionTypeNamesOfTheLabDumps() throws {
+        let lab = LsblkSuite.fixtures + "/lab"
+        let cases = try LsblkSuite.cases(in: lab + "/dumps", expected: lab + "/expected")
+        let gpt = try #require(cases.first { $0.dump == "gpt-swap" })
+        let dos = try #require(cases.first { $0.dump == "dos-logical" })
+        let names = { (root: String) in
+            LsblkSuite.carve(["--sysroot", root, "-rn", "-o", "PARTTYPENAME"]).stdout
+        }
+        #expect(names(gpt.root) == "\nLinux\\x20filesystem\nLinux\\x20swap\nEFI\\x20System\n")
+        #expect(names(dos.root) == "\nLinux\nExtended\nLinux\nLinux\\x20swap\\x20/\\x20Solaris\n")
+    }
+}

@@ -65,6 +65,7 @@ public enum DeviceColumns {
             property("UUID", "filesystem UUID", \.uuid, widthHint: 36),
             property("PARTUUID", "partition UUID", \.partUUID, widthHint: 36),
             property("PARTTYPE", "partition type code or UUID", \.partType, widthHint: 36),
+            text(.partTypeName, "partition type name"),
             property("PARTLABEL", "partition LABEL", \.partLabel),
             property("PTTYPE", "partition table type", \.ptType),
             property("PTUUID", "partition table identifier (usually UUID)", \.ptUUID, widthHint: 36),

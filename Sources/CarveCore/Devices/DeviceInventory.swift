@@ -144,7 +144,10 @@ public struct DeviceInventory: Sendable {
             }
             guard !wanted.isEmpty else { continue }
             do {
-                if let found = try source.properties(of: device, parent: parent, wanted: wanted) {
+                // A source sees what the earlier ones found (a type name needs the type code).
+                var current = device
+                if !known.values.isEmpty { current.properties = known.filling(from: device.properties) }
+                if let found = try source.properties(of: current, parent: parent, wanted: wanted) {
                     known = known.filling(from: found)
                     hadRecord = true
                     if source.recordsWholeProbes { settled.formUnion(DeviceField.settled(by: found)) }

@@ -6,7 +6,7 @@ public enum DeviceField: String, CaseIterable, Sendable, Hashable, Codable {
     case partUUID = "PARTUUID", partType = "PARTTYPE", partLabel = "PARTLABEL", partNumber = "PARTN"
     case ptType = "PTTYPE", ptUUID = "PTUUID", model = "MODEL", serial = "SERIAL"
     // Identification udev (or a dump's udev files) knows.
-    case revision = "REV", wwn = "WWN", partFlags = "PARTFLAGS"
+    case revision = "REV", wwn = "WWN", partFlags = "PARTFLAGS", partTypeName = "PARTTYPENAME"
     // The device node: stat(2) of /dev/NAME, or a dump's udev file.
     case owner = "OWNER", group = "GROUP", mode = "MODE"
     // sysfs attributes, read only when a column asks for them.

@@ -17,7 +17,7 @@ public struct LinuxDeviceSource: DeviceSource {
             enumerator: SysfsBlockEnumerator(host: host), attributes: sysfs,
             propertySources: [
                 UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource(),
-                SysfsPropertySource(tree: sysfs), DeviceNodePropertySource(),
+                SysfsPropertySource(tree: sysfs), DeviceNodePropertySource(), PartitionTypeNameSource(),
             ],
             mounts: CanonicalSourceMountTable(
                 base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
@@ -33,7 +33,9 @@ public struct LinuxDeviceSource: DeviceSource {
         sysfs = SysfsTree(host: sysroot, layout: layout)
         inventory = DeviceInventory(
             enumerator: SysrootBlockEnumerator(layout: layout), attributes: sysfs,
-            propertySources: [UdevFilePropertySource(host: sysroot), SysfsPropertySource(tree: sysfs)],
+            propertySources: [
+                UdevFilePropertySource(host: sysroot), SysfsPropertySource(tree: sysfs), PartitionTypeNameSource(),
+            ],
             mounts: SwapAwareMountTable(base: mounts, swaps: sysroot.swaps, lenient: true))
         sysrootProblems = layout.problems + mounts.problems
     }
