@@ -11,7 +11,10 @@ struct DeviceColumnSetsLikeLsblkTests {
     static let invocations: [[String]] = [
         ["-f"], ["-t"], ["-m"], ["-D"], ["-z"], ["-S"], ["-f", "-o", "+SIZE"], ["-l", "-f"], ["-r", "-t"],
         ["-P", "-f"], ["-n", "-t"], ["-b", "-t"], ["-b", "-D"], ["-x", "NAME", "-o", "NAME,SIZE,TYPE"],
-        ["-x", "MAJ:MIN", "-o", "NAME,MAJ:MIN"], ["-a", "-o", "NAME,RO,RM,SIZE"], ["-e", "259", "-o", "NAME,SIZE"],
+        ["-x", "MAJ:MIN", "-o", "NAME,MAJ:MIN"],
+        // Ties keep the order lsblk meets devices in (sysfs directory order).
+        ["-x", "TYPE", "-o", "NAME,TYPE"], ["-x", "RO", "-o", "NAME,RO,TYPE"], ["-x", "FSTYPE", "-o", "NAME,FSTYPE"],
+        ["-a", "-o", "NAME,RO,RM,SIZE"], ["-e", "259", "-o", "NAME,SIZE"],
         ["-I", "7", "-o", "NAME,SIZE"], ["-o", "NAME,STATE,HOTPLUG,RAND,SCHED,RQ-SIZE,RA"],
         ["-o", "NAME,VENDOR,MODEL,REV,SERIAL,WWN,HCTL"], ["-o", "NAME,PARTFLAGS,PARTLABEL,PARTTYPE"],
         ["-o", "NAME,DAX,ZONED,ZONE-SZ,DISC-GRAN,DISC-MAX,WSAME,PHY-SEC,MIN-IO,OPT-IO,ALIGNMENT"],

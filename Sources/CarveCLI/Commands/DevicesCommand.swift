@@ -72,6 +72,10 @@ struct DevicesCommand: ParsableCommand {
         var view = options.view(of: forest, columns: columns)
         view.ascii = !services.localeIsUTF8
         view.sortColumn = sortColumn
+        if sortColumn != nil {
+            view.entryOrder = source.entryOrder()
+            view.named = devices.compactMap { try? source.deviceName(at: $0) }
+        }
         if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) {
             view.space = services.filesystemSpace
         }

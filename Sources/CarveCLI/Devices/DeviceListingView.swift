@@ -20,6 +20,10 @@ public struct DeviceListingView {
     public var ascii = false
     /// `--sort COL`: a list sorted by this column, as lsblk -x (numbers as numbers).
     public var sortColumn: Column<DeviceRow>? = nil
+    /// The order lsblk meets devices in (`DeviceSource.entryOrder`), kept by `--sort` for ties.
+    public var entryOrder: [String: Int] = [:]
+    /// The named devices, in the order given: lsblk meets them so.
+    public var named: [String] = []
 
     public init(forest: [DeviceTreeNode], columns: [Column<DeviceRow>], format: Format, tree: Bool, bytes: Bool) {
         self.forest = forest; self.columns = columns; self.format = format; self.tree = tree; self.bytes = bytes
@@ -97,8 +101,9 @@ public struct DeviceListingView {
     /// A plain `--list` (table or JSON): each device once, sorted by MAJ:MIN as a whole,
     /// as lsblk does (a loop device's partitions, 259:N, come after 7:N).
     private var listOrder: [BlockDevice] {
-        let devices = DeviceTree.sortedByNumber(DeviceTree.flattened(forest))
-        return sortColumn.map { DeviceSorting.sorted(devices, by: $0) } ?? devices
+        guard let sortColumn else { return DeviceTree.sortedByNumber(DeviceTree.flattened(forest)) }
+        return DeviceSorting.sorted(
+            DeviceSorting.metOrder(forest, entryOrder: entryOrder, named: named), by: sortColumn)
     }
 
     /// `--raw` and `--pairs` keep the tree's order, every line of it; a plain list, `listOrder`.

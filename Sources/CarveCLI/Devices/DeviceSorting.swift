@@ -14,6 +14,33 @@ enum DeviceSorting {
         return devices.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }.map { devices[$0] }
     }
 
+    /// Every device once, in the order lsblk meets them before sorting: the named
+    /// devices as given (else the roots as /sys/block lists them), each followed by
+    /// its partitions then its holders, as their directories list them.
+    static func metOrder(_ forest: [DeviceTreeNode], entryOrder: [String: Int], named: [String]) -> [BlockDevice] {
+        func rank(_ node: DeviceTreeNode) -> Int { entryOrder[node.device.name] ?? Int.max }
+        let roots = forest.enumerated().sorted { left, right in
+            let l = named.firstIndex(of: left.element.device.name) ?? Int.max
+            let r = named.firstIndex(of: right.element.device.name) ?? Int.max
+            if l != r { return l < r }
+            return (rank(left.element), left.offset) < (rank(right.element), right.offset)
+        }.map(\.element)
+        var seen = Set<String>()
+        var out: [BlockDevice] = []
+        func visit(_ node: DeviceTreeNode) {
+            guard seen.insert(node.device.name).inserted else { return }
+            out.append(node.device)
+            let children = node.children.enumerated().sorted { left, right in
+                let l = (left.element.device.kind == .part ? 0 : 1, rank(left.element), left.offset)
+                let r = (right.element.device.kind == .part ? 0 : 1, rank(right.element), right.offset)
+                return l < r
+            }.map(\.element)
+            children.forEach(visit)
+        }
+        roots.forEach(visit)
+        return out
+    }
+
     enum Key: Comparable {
         case none
         case number(UInt64)

@@ -55,6 +55,8 @@ public struct LinuxDeviceSource: DeviceSource {
         return copy
     }
 
+    public func entryOrder() -> [String: Int] { sysfs.entryOrder() }
+
     private init(inventory: DeviceInventory, sysfs: SysfsTree) {
         self.inventory = inventory
         self.sysfs = sysfs

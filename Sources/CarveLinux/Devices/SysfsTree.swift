@@ -85,6 +85,26 @@ public struct SysfsTree: DeviceAttributeSource {
         return SysfsTree.parentName(link)
     }
 
+    /// readdir's order of /sys/block, of each disk's directory (its partitions) and of
+    /// each device's holders/, unsorted: the order lsblk meets devices in.
+    public func entryOrder() -> [String: Int] {
+        var rank: [String: Int] = [:]
+        let block = host.path("/sys/block")
+        let disks = Files.names(in: block) ?? []
+        for (index, disk) in disks.enumerated() {
+            rank[disk] = index
+            for (position, name) in (Files.names(in: "\(block)/\(disk)") ?? []).enumerated()
+            where name.hasPrefix(disk) && rank[name] == nil {
+                rank[name] = position
+            }
+            for (position, name) in (Files.names(in: "\(block)/\(disk)/holders") ?? []).enumerated()
+            where rank[name] == nil {
+                rank[name] = position
+            }
+        }
+        return rank
+    }
+
     /// The kernel name of the block device numbered `number`: /sys/dev/block/MAJ:MIN
     /// links to its directory, named after it.
     public func name(of number: DeviceNumber) -> String? {
