@@ -136,3 +136,11 @@ import Testing
         }
     }
 }
+
+extension SysrootBadInputTests {
+    @Test func dumpAndSysrootTogetherAreAUsageError() {
+        let result = LsblkSuite.carve(["--sysroot", "/tmp", "--dump", "/tmp/carve-test-dump"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--dump and --sysroot are mutually exclusive"))
+    }
+}

@@ -46,6 +46,10 @@ struct DevicesCommand: ParsableCommand {
             valueName: "DIR"), completion: .directory)
     var dump: String?
 
+    func validate() throws {
+        if dump != nil && sysroot != nil { throw ValidationError("--dump and --sysroot are mutually exclusive") }
+    }
+
     func run() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
