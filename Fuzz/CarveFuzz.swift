@@ -8,7 +8,7 @@ import Foundation
 enum FuzzTarget: String, CaseIterable {
     case size, duration, date, snapshotName = "snapshot-name", snapperInfo = "snapper-info"
     case snapperConfig = "snapper-config", timeshiftInfo = "timeshift-info", btrbkName = "btrbk-name"
-    case mountinfo, udev, label
+    case mountinfo, udev, label, udevFile = "udev-file"
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CARVE_FUZZ_TARGET"] ?? ""
@@ -43,6 +43,11 @@ enum FuzzTarget: String, CaseIterable {
             if let entries = try? MountInfo.parse(text) {
                 precondition(entries.count <= text.split(separator: "\n").count, "at most one entry a line")
             }
+        case .udevFile:
+            // A dump's DIR/dev/NAME, any bytes: every value found is one line of the file.
+            let found = UdevPropertyFile.parse(Array(data))
+            precondition(found.values.count <= UdevPropertyFile.fields.count, "one value a field")
+            for value in found.values.values { precondition(!value.contains("\n"), "a value is one line") }
         case .udev:
             let decoded = UdevEncoding.decode(text)
             precondition(decoded.utf8.count <= text.utf8.count * 3, "decoding never grows a value much")

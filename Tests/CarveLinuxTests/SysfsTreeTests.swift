@@ -34,7 +34,8 @@ import CarveTestSupport
                 == SysfsDevice(
                     number: DeviceNumber(major: 8, minor: 0), size: 41943040 * 512, logicalBlockSize: 4096,
                     readOnly: false,
-                    removable: true, rotational: true, model: "QEMU HARDDISK", serial: "QM00001"))
+                    // sysfs pads the model; lsblk shows it padded when udev has none.
+                    removable: true, rotational: true, model: "QEMU HARDDISK   ", serial: "QM00001"))
         let sda2 = try #require(try sysfs.attributes(of: "sda2"))
         #expect(sda2.parent == "sda")
         #expect(sda2.start == 4096)

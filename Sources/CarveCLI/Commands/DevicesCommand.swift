@@ -34,23 +34,61 @@ struct DevicesCommand: ParsableCommand {
 
     @OptionGroup var options: DeviceListingOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Read /sys, /proc and the udev records of a machine kept in DIR (a util-linux dump, or one --dump made) instead of this one's; nothing is probed.",
+            valueName: "DIR"), completion: .directory)
+    var sysroot: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write what --sysroot needs of this machine (or of the named devices) into DIR, for a bug report or a test, and list nothing.",
+            valueName: "DIR"), completion: .directory)
+    var dump: String?
+
+    func validate() throws {
+        if dump != nil && sysroot != nil { throw ValidationError("--dump and --sysroot are mutually exclusive") }
+    }
+
     func run() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
-        let columns = try DeviceColumns.select(options.output)
-        var (forest, missing) = try DeviceListing.forest(of: services.devices, paths: devices)
+        let columns = try DeviceColumns.select(options.output, sets: options.columnSets, all: options.outputAll)
+        let sortColumn = try options.sort.map(DeviceColumns.column(named:))
+        if let dump { return try DeviceListing.dump(into: dump, devices: devices, services: services) }
+        var source = try DeviceListing.source(services: services, sysroot: sysroot)
+            .requesting(DeviceColumns.fields(of: columns + (sortColumn.map { [$0] } ?? [])))
+        if options.all { source = source.includingEmpty() }
+        var (forest, missing) = try DeviceListing.forest(of: source, paths: devices)
         for message in missing { services.output.note(message) }
-        if options.nodeps { forest = DeviceListing.withoutDependents(forest) }
+        // A dump with nothing listable: the notes above said why.
+        if sysroot != nil && devices.isEmpty && forest.isEmpty { throw CommandExit(.failure) }
+        // As lsblk, the majors filter the top-level devices of a whole listing only.
+        if devices.isEmpty { forest = try options.majorFilter().apply(forest) }
+        // lsblk -S: SCSI devices only; a named device that is not one counts as not found, silently.
+        var notSCSI = 0
+        if options.scsi {
+            let kept = forest.filter { $0.device.properties[.hctl] != nil }
+            notSCSI = forest.count - kept.count
+            forest = kept
+        }
+        if options.nodeps || options.scsi { forest = DeviceListing.withoutDependents(forest) }
         var view = options.view(of: forest, columns: columns)
+        view.ascii = !services.localeIsUTF8
+        view.sortColumn = sortColumn
+        if sortColumn != nil {
+            view.entryOrder = source.entryOrder()
+            view.named = devices.compactMap { try? source.deviceName(at: $0) }
+        }
         if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) {
             view.space = services.filesystemSpace
         }
         services.output.write(view.rendered())
-        let denied = services.devices.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
+        let denied = source.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
         if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
             services.output.note(note)
         }
-        let status = DeviceListing.status(named: devices.count, missing: missing.count)
+        let status = DeviceListing.status(named: devices.count, missing: missing.count + notSCSI)
         if status != .success { throw CommandExit(status) }
     }
 }

@@ -35,6 +35,9 @@ public struct Services: Sendable {
     public var filesystemSpace: any FilesystemSpaceSource
     /// The timers and cron jobs that take snapshots, for `check` and an interactive `thin`; nil reads none.
     public var snapshotSchedules: (any SnapshotScheduleReader)?
+    /// Whether the locale's charset is UTF-8: trees are drawn with box-drawing
+    /// characters then, with ASCII otherwise (LANG=C, POSIX, cron's default), as lsblk.
+    public var localeIsUTF8 = true
     /// Which running processes hold a snapshot; nil: none is looked for.
     public var holders: (any VolumeHolders)?
     /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).

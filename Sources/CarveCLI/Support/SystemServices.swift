@@ -48,6 +48,7 @@ extension Services {
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.holders = ProcVolumeHolders(host: host)
+        services.localeIsUTF8 = LocaleCharset.isUTF8 { name in getenv(name).map { String(cString: $0) } }
         services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
         return services
     }

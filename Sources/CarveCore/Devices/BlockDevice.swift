@@ -24,44 +24,89 @@ public struct DeviceNumber: Sendable, Hashable, Codable, CustomStringConvertible
     }
 }
 
-/// Identification of a device's content: filesystem, partition entry, partition table,
-/// hardware. Every field is optional because every source knows only some of them.
+/// What carve knows of a device beyond its geometry: one table keyed by field (the
+/// lsblk column each field feeds). Readers (udev, libblkid, sysfs, a dump's udev
+/// files) fill it; columns read it; merging sources is one loop over the keys. A
+/// new property is a `DeviceField` case, the reader that knows it, and its column.
 public struct DeviceProperties: Sendable, Hashable, Codable {
-    public var fsType: String?
-    public var fsVersion: String?
-    public var uuid: String?
-    public var label: String?
-    public var partUUID: String?
-    public var partType: String?
-    public var partLabel: String?
-    public var partNumber: Int?
-    public var ptType: String?
-    public var ptUUID: String?
-    public var model: String?
-    public var serial: String?
+    /// Every known value, as its reader found it (numbers as decimal text).
+    public var values: [DeviceField: String] = [:]
+
+    public init(_ values: [DeviceField: String] = [:]) { self.values = values }
 
     public init(
         fsType: String? = nil, fsVersion: String? = nil, uuid: String? = nil, label: String? = nil,
         partUUID: String? = nil, partType: String? = nil, partLabel: String? = nil, partNumber: Int? = nil,
         ptType: String? = nil, ptUUID: String? = nil, model: String? = nil, serial: String? = nil
     ) {
-        self.fsType = fsType; self.fsVersion = fsVersion; self.uuid = uuid; self.label = label
-        self.partUUID = partUUID; self.partType = partType; self.partLabel = partLabel
-        self.partNumber = partNumber; self.ptType = ptType; self.ptUUID = ptUUID
-        self.model = model; self.serial = serial
+        let pairs: [(DeviceField, String?)] = [
+            (.fsType, fsType), (.fsVersion, fsVersion), (.uuid, uuid), (.label, label), (.partUUID, partUUID),
+            (.partType, partType), (.partLabel, partLabel), (.partNumber, partNumber.map(String.init)),
+            (.ptType, ptType), (.ptUUID, ptUUID), (.model, model), (.serial, serial),
+        ]
+        for case let (field, value?) in pairs { values[field] = value }
+    }
+
+    public subscript(_ field: DeviceField) -> String? {
+        get { values[field] }
+        set { values[field] = newValue }
+    }
+
+    public var fsType: String? {
+        get { values[.fsType] }
+        set { values[.fsType] = newValue }
+    }
+    public var fsVersion: String? {
+        get { values[.fsVersion] }
+        set { values[.fsVersion] = newValue }
+    }
+    public var uuid: String? {
+        get { values[.uuid] }
+        set { values[.uuid] = newValue }
+    }
+    public var label: String? {
+        get { values[.label] }
+        set { values[.label] = newValue }
+    }
+    public var partUUID: String? {
+        get { values[.partUUID] }
+        set { values[.partUUID] = newValue }
+    }
+    public var partType: String? {
+        get { values[.partType] }
+        set { values[.partType] = newValue }
+    }
+    public var partLabel: String? {
+        get { values[.partLabel] }
+        set { values[.partLabel] = newValue }
+    }
+    public var partNumber: Int? {
+        get { values[.partNumber].flatMap { Int($0) } }
+        set { values[.partNumber] = newValue.map(String.init) }
+    }
+    public var ptType: String? {
+        get { values[.ptType] }
+        set { values[.ptType] = newValue }
+    }
+    public var ptUUID: String? {
+        get { values[.ptUUID] }
+        set { values[.ptUUID] = newValue }
+    }
+    public var model: String? {
+        get { values[.model] }
+        set { values[.model] = newValue }
+    }
+    public var serial: String? {
+        get { values[.serial] }
+        set { values[.serial] = newValue }
     }
 
     /// These properties, with every field that is nil here taken from `fallback`.
     /// Property sources are merged in a stated order: earlier sources win.
     public func filling(from fallback: DeviceProperties) -> DeviceProperties {
-        DeviceProperties(
-            fsType: fsType ?? fallback.fsType, fsVersion: fsVersion ?? fallback.fsVersion,
-            uuid: uuid ?? fallback.uuid, label: label ?? fallback.label,
-            partUUID: partUUID ?? fallback.partUUID, partType: partType ?? fallback.partType,
-            partLabel: partLabel ?? fallback.partLabel, partNumber: partNumber ?? fallback.partNumber,
-            ptType: ptType ?? fallback.ptType, ptUUID: ptUUID ?? fallback.ptUUID,
-            model: model ?? fallback.model, serial: serial ?? fallback.serial
-        )
+        var merged = self
+        merged.values.merge(fallback.values) { mine, _ in mine }
+        return merged
     }
 }
 
@@ -91,6 +136,8 @@ public struct BlockDevice: Sendable, Hashable, Codable {
     public var properties: DeviceProperties
     /// Where the device is mounted, in mount-table order; empty when not mounted.
     public var mountpoints: [String]
+    /// The root of the filesystem each mount shows (mountinfo's root), swap left out: FSROOTS.
+    public var fsRoots: [String] = []
     /// The one mountpoint lsblk's MOUNTPOINT column shows (see `attachMountpoints`).
     public var primaryMountpoint: String? = nil
     /// For a device-mapper device: its name (sysfs `dm/name`), which lsblk shows as NAME

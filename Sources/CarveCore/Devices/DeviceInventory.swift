@@ -9,6 +9,11 @@ public struct DeviceInventory: Sendable {
     /// Earlier sources win: a later source only fills what the earlier ones lack.
     public var propertySources: [any DevicePropertySource]
     public var mounts: any MountTable
+    /// The fields a listing shows: sources are asked only for these, so a sysfs
+    /// attribute no column needs is never read. The standard fields always are.
+    public var requested: Set<DeviceField> = DeviceField.standard
+    /// `--all`: list the devices lsblk hides by default too (see `listedDevices`).
+    public var includesHidden = false
 
     public init(
         enumerator: any BlockDeviceEnumerator, attributes: any DeviceAttributeSource,
@@ -43,7 +48,7 @@ public struct DeviceInventory: Sendable {
     /// those devices (and the disks of partitions among them) are described and returned.
     /// `listed` is `listedDevices()` when the caller has it already.
     public func collect(restrictedTo names: Set<String>? = nil, listed: [BlockDevice]? = nil) throws -> Result {
-        var devices = try listed ?? listedDevices()
+        var devices = try listed ?? listedDevices(includingHidden: includesHidden)
         if let names {
             let wanted = names.union(devices.filter { names.contains($0.name) }.compactMap(\.parent))
             devices = devices.filter { wanted.contains($0.name) }
@@ -134,10 +139,15 @@ public struct DeviceInventory: Sendable {
         // Fields an earlier whole-probe record showed to be absent: no later source probes for them.
         var settled = Set<DeviceField>()
         for source in propertySources {
-            let wanted = source.fields.filter { !$0.isKnown(in: known) && !settled.contains($0) }
+            let wanted = source.fields.filter {
+                requested.contains($0) && !$0.isKnown(in: known) && !settled.contains($0)
+            }
             guard !wanted.isEmpty else { continue }
             do {
-                if let found = try source.properties(of: device, parent: parent) {
+                // A source sees what the earlier ones found (a type name needs the type code).
+                var current = device
+                if !known.values.isEmpty { current.properties = known.filling(from: device.properties) }
+                if let found = try source.properties(of: current, parent: parent, wanted: wanted) {
                     known = known.filling(from: found)
                     hadRecord = true
                     if source.recordsWholeProbes { settled.formUnion(DeviceField.settled(by: found)) }
@@ -184,6 +194,11 @@ public struct DeviceInventory: Sendable {
         var rootShown = Set<String>()
         for mount in mounts.reversed() {
             var targets = Set(devices.indices.filter { devices[$0].number == mount.number })
+            // A multi-device filesystem (bcachefs) names all its members: "/dev/sdc1:/dev/sdc2".
+            let members = mount.source.split(separator: ":").map(String.init)
+            if members.count > 1, members.allSatisfy({ $0.hasPrefix("/dev/") }) {
+                targets.formUnion(devices.indices.filter { members.contains(devices[$0].path) })
+            }
             if targets.isEmpty, mount.source.hasPrefix("/") {
                 let bySource = devices.indices.filter { devices[$0].path == mount.source }
                 targets.formUnion(bySource)
@@ -197,6 +212,7 @@ public struct DeviceInventory: Sendable {
             }
             for index in targets.sorted() where !devices[index].mountpoints.contains(mount.mountpoint) {
                 devices[index].mountpoints.append(mount.mountpoint)
+                if mount.mountpoint != "[SWAP]" { devices[index].fsRoots.append(mount.root) }
                 primary(of: &devices[index], mount, rootShown: &rootShown)
             }
         }

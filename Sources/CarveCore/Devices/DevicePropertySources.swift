@@ -1,28 +1,31 @@
-/// A property of a device's content, named as its lsblk column. Property sources
-/// declare which of these they can supply, so the inventory knows whom to ask and
-/// which fields stay unknown when a source is denied.
-public enum DeviceField: String, CaseIterable, Sendable, Hashable {
+/// A property of a device, named as its lsblk column. Property sources declare
+/// which of these they can supply, so the inventory knows whom to ask and which
+/// fields stay unknown when a source is denied.
+public enum DeviceField: String, CaseIterable, Sendable, Hashable, Codable {
     case fsType = "FSTYPE", fsVersion = "FSVER", uuid = "UUID", label = "LABEL"
     case partUUID = "PARTUUID", partType = "PARTTYPE", partLabel = "PARTLABEL", partNumber = "PARTN"
     case ptType = "PTTYPE", ptUUID = "PTUUID", model = "MODEL", serial = "SERIAL"
+    // Identification udev (or a dump's udev files) knows.
+    case revision = "REV", wwn = "WWN", partFlags = "PARTFLAGS", partTypeName = "PARTTYPENAME"
+    // The device node: stat(2) of /dev/NAME, or a dump's udev file.
+    case owner = "OWNER", group = "GROUP", mode = "MODE"
+    // sysfs attributes, read only when a column asks for them.
+    case vendor = "VENDOR", readAhead = "RA", hotplug = "HOTPLUG", addRandom = "RAND", state = "STATE"
+    case scheduler = "SCHED", requestQueueSize = "RQ-SIZE", alignment = "ALIGNMENT", minIO = "MIN-IO"
+    case optimalIO = "OPT-IO", physicalSector = "PHY-SEC", discardAlignment = "DISC-ALN"
+    case discardGranularity = "DISC-GRAN", discardMax = "DISC-MAX", discardZeroes = "DISC-ZERO"
+    case writeSame = "WSAME", zoned = "ZONED", zoneSize = "ZONE-SZ", zoneWriteGranularity = "ZONE-WGRAN"
+    case zoneAppend = "ZONE-APP", zoneCount = "ZONE-NR", zoneOpenMax = "ZONE-OMAX", zoneActiveMax = "ZONE-AMAX"
+    case dax = "DAX", diskSeq = "DISK-SEQ", hctl = "HCTL", transport = "TRAN", subsystems = "SUBSYSTEMS"
 
     /// True when `properties` has a value for this field.
-    public func isKnown(in properties: DeviceProperties) -> Bool {
-        switch self {
-        case .fsType: properties.fsType != nil
-        case .fsVersion: properties.fsVersion != nil
-        case .uuid: properties.uuid != nil
-        case .label: properties.label != nil
-        case .partUUID: properties.partUUID != nil
-        case .partType: properties.partType != nil
-        case .partLabel: properties.partLabel != nil
-        case .partNumber: properties.partNumber != nil
-        case .ptType: properties.ptType != nil
-        case .ptUUID: properties.ptUUID != nil
-        case .model: properties.model != nil
-        case .serial: properties.serial != nil
-        }
-    }
+    public func isKnown(in properties: DeviceProperties) -> Bool { properties.values[self] != nil }
+
+    /// What every listing reads, whatever its columns: content identification.
+    public static let standard: Set<DeviceField> = [
+        .fsType, .fsVersion, .uuid, .label, .partUUID, .partType, .partLabel, .partNumber, .ptType, .ptUUID,
+        .model, .serial,
+    ]
 }
 
 /// A block device as enumeration finds it: its kernel name and, when known, its node.
@@ -102,6 +105,12 @@ public protocol DevicePropertySource: Sendable {
     /// `parent` is the disk of a partition, for sources that read the partition table there.
     /// Throws an error whose exit status is `.needsRoot` when denied for lack of privileges.
     func properties(of device: BlockDevice, parent: BlockDevice?) throws -> DeviceProperties?
+    /// The same, for a source that reads each field apart (sysfs) and can skip the
+    /// ones no column asked for; `wanted` is a subset of `fields`.
+    func properties(
+        of device: BlockDevice, parent: BlockDevice?, wanted: Set<DeviceField>
+    ) throws
+        -> DeviceProperties?
     /// True when a record of this source that holds any probe result (a filesystem,
     /// a partition table or entry) holds all of them, so a field it lacks is absent
     /// from the device and later sources need not probe for it: udev's, whose blkid
@@ -111,6 +120,14 @@ public protocol DevicePropertySource: Sendable {
 
 extension DevicePropertySource {
     public var recordsWholeProbes: Bool { false }
+
+    public func properties(
+        of device: BlockDevice, parent: BlockDevice?, wanted: Set<DeviceField>
+    ) throws
+        -> DeviceProperties?
+    {
+        try properties(of: device, parent: parent)
+    }
 }
 
 extension DeviceField {

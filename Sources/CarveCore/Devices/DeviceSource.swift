@@ -18,9 +18,25 @@ public protocol DeviceSource: Sendable {
     /// The named devices (kernel names) and everything that sits on them, in
     /// `devices()` order; a source may describe only these, which is cheaper.
     func devices(under names: [String]) throws -> [BlockDevice]
+    /// This source, also reading `fields` (what the listing's columns show) besides
+    /// the standard ones; a source that always knows everything returns itself.
+    func requesting(_ fields: Set<DeviceField>) -> any DeviceSource
+    /// This source, listing also what lsblk hides unless `--all`: loop devices with no
+    /// file attached and RAM disks.
+    func includingEmpty() -> any DeviceSource
+    /// Each device's position among its siblings as the kernel lists them (readdir of
+    /// /sys/block, of a disk's directory for its partitions, of `holders/`): the order
+    /// lsblk meets devices in, which `--sort` keeps for equal values. Empty when unknown.
+    func entryOrder() -> [String: Int]
 }
 
 extension DeviceSource {
+    public func requesting(_ fields: Set<DeviceField>) -> any DeviceSource { self }
+
+    public func includingEmpty() -> any DeviceSource { self }
+
+    public func entryOrder() -> [String: Int] { [:] }
+
     public func fieldsNeedingRoot(on names: Set<String>) -> [String] { fieldsNeedingRoot }
 
     public func deviceName(at path: String) throws -> String { try device(at: path).name }

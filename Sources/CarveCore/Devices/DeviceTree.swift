@@ -14,6 +14,8 @@ public struct DeviceTreeLine: Sendable, Hashable {
     /// The drawing on a second printed line of the same device (when a cell has
     /// several lines): the bars of the levels that go on below it.
     public var continuation: String = ""
+    /// The kernel name of the device this line sits under in the tree (lsblk's PKNAME).
+    public var parent: String? = nil
 }
 
 /// Builds the lsblk tree: roots are the devices that sit on nothing; under each
@@ -48,15 +50,28 @@ public enum DeviceTree {
         return rootDevices.map { node($0, path: [$0.name]) }
     }
 
+    /// The characters a tree is drawn with: libsmartcols' box-drawing ones in a UTF-8
+    /// locale, its ASCII ones otherwise.
+    public struct Drawing: Sendable {
+        public var branch: String, last: String, vertical: String, blank: String
+        public static let unicode = Drawing(branch: "├─", last: "└─", vertical: "│ ", blank: "  ")
+        public static let ascii = Drawing(branch: "|-", last: "`-", vertical: "| ", blank: "  ")
+    }
+
     /// The tree as lines with lsblk's drawing characters.
-    public static func lines(_ forest: [DeviceTreeNode]) -> [DeviceTreeLine] {
+    public static func lines(_ forest: [DeviceTreeNode], drawing: Drawing = .unicode) -> [DeviceTreeLine] {
         var out: [DeviceTreeLine] = []
-        func visit(_ node: DeviceTreeNode, indent: String, branch: String) {
-            let childIndent = branch.isEmpty ? indent : indent + (branch == "└─" ? "  " : "│ ")
-            let continuation = childIndent + (node.children.isEmpty ? "" : "│")
-            out.append(DeviceTreeLine(device: node.device, prefix: indent + branch, continuation: continuation))
+        let bar = String(drawing.vertical.prefix(1))
+        func visit(_ node: DeviceTreeNode, indent: String, branch: String, parent: String? = nil) {
+            let childIndent =
+                branch.isEmpty ? indent : indent + (branch == drawing.last ? drawing.blank : drawing.vertical)
+            let continuation = childIndent + (node.children.isEmpty ? "" : bar)
+            out.append(
+                DeviceTreeLine(
+                    device: node.device, prefix: indent + branch, continuation: continuation, parent: parent))
             for (index, child) in node.children.enumerated() {
-                visit(child, indent: childIndent, branch: index == node.children.count - 1 ? "└─" : "├─")
+                let branch = index == node.children.count - 1 ? drawing.last : drawing.branch
+                visit(child, indent: childIndent, branch: branch, parent: node.device.name)
             }
         }
         for root in forest { visit(root, indent: "", branch: "") }

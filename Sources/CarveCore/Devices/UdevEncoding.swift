@@ -26,6 +26,38 @@ public enum UdevEncoding {
         return ByteText.decode(bytes)
     }
 
+    /// udev's encoding of a value (what `*_ENC` keys hold): every byte but ASCII letters,
+    /// digits and `#+-.:=@_` written as `\xHH`, so the value is one safe word.
+    public static func encode(_ value: String) -> String {
+        var out = ""
+        for byte in ByteText.bytes(of: value) {
+            let scalar = Unicode.Scalar(byte)
+            if byte < 0x80
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(Character(scalar))
+                    || "#+-.:=@_".unicodeScalars.contains(scalar))
+            {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }
+        }
+        return out
+    }
+
+    /// A value kept on one line of a `KEY=value` file: newlines and NULs encoded.
+    public static func oneLine(_ value: String) -> String {
+        var out = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\x0a"
+            case "\r": out += "\\x0d"
+            case "\0": out += "\\x00"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -4,8 +4,10 @@ import Glibc
 /// The machine's block devices: libudev enumeration, then the udev database,
 /// then libblkid probing for what udev lacks, sysfs attributes, and the mount table.
 public struct LinuxDeviceSource: DeviceSource {
-    private let inventory: DeviceInventory
+    private var inventory: DeviceInventory
     private let sysfs: SysfsTree
+    /// With `--sysroot`: what of the dump could not be read (the rest is listed).
+    public private(set) var sysrootProblems: [String] = []
     private let cache = InventoryCache()
 
     /// `mounts` is the host's mount table unless a test hands in another.
@@ -15,10 +17,49 @@ public struct LinuxDeviceSource: DeviceSource {
             enumerator: SysfsBlockEnumerator(host: host), attributes: sysfs,
             propertySources: [
                 UdevPropertySource(daemonRunning: UdevDaemon.isRunning(host: host)), BlkidPropertySource(),
+                SysfsPropertySource(tree: sysfs), DeviceNodePropertySource(), PartitionTypeNameSource(),
             ],
             mounts: CanonicalSourceMountTable(
                 base: SwapAwareMountTable(base: mounts ?? ProcMountTable(host: host), swaps: host.swaps))
         )
+    }
+
+    /// A machine kept in a directory, as `lsblk --sysroot` reads one: its /sys, /proc
+    /// and the udev records of `carve devices --dump` (DIR/dev/NAME). Nothing is probed,
+    /// no udevd is asked and no path is resolved on this machine.
+    public init(sysroot: HostRoot) {
+        let layout = SysrootLayout(host: sysroot)
+        let mounts = DumpMountTable(host: sysroot)
+        sysfs = SysfsTree(host: sysroot, layout: layout)
+        inventory = DeviceInventory(
+            enumerator: SysrootBlockEnumerator(layout: layout), attributes: sysfs,
+            propertySources: [
+                UdevFilePropertySource(host: sysroot), SysfsPropertySource(tree: sysfs), PartitionTypeNameSource(),
+            ],
+            mounts: SwapAwareMountTable(base: mounts, swaps: sysroot.swaps, lenient: true))
+        sysrootProblems = layout.problems + mounts.problems
+    }
+
+    /// This source, reading also the fields of `fields` (sysfs attributes a column shows).
+    public func requesting(_ fields: Set<DeviceField>) -> any DeviceSource {
+        var copy = LinuxDeviceSource(inventory: inventory, sysfs: sysfs)
+        copy.sysrootProblems = sysrootProblems
+        copy.inventory.requested.formUnion(fields)
+        return copy
+    }
+
+    public func includingEmpty() -> any DeviceSource {
+        var copy = LinuxDeviceSource(inventory: inventory, sysfs: sysfs)
+        copy.sysrootProblems = sysrootProblems
+        copy.inventory.includesHidden = true
+        return copy
+    }
+
+    public func entryOrder() -> [String: Int] { sysfs.entryOrder() }
+
+    private init(inventory: DeviceInventory, sysfs: SysfsTree) {
+        self.inventory = inventory
+        self.sysfs = sysfs
     }
 
     public func devices() throws -> [BlockDevice] { try cache.all(of: inventory).devices }
@@ -107,12 +148,15 @@ private final class InventoryCache: @unchecked Sendable {
 struct SwapAwareMountTable: MountTable {
     let base: any MountTable
     let swaps: String
+    /// A dump's swaps file that does not parse means no swap, not a failed listing.
+    var lenient = false
 
     func mounts() throws -> [MountEntry] {
         let mounts = try base.mounts()
         // No /proc/swaps (a kernel without swap) means no swap, not an error.
         guard let text = Files.text(swaps) else { return mounts }
-        return mounts + SwapList.entries(for: try SwapList.devicePaths(text))
+        let paths = lenient ? (try? SwapList.devicePaths(text)) ?? [] : try SwapList.devicePaths(text)
+        return mounts + SwapList.entries(for: paths)
     }
 }
 

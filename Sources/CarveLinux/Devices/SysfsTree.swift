@@ -8,11 +8,18 @@ import Glibc
 /// as util-linux's ul_path does: one name to look up per attribute, not five.
 public struct SysfsTree: DeviceAttributeSource {
     public let host: HostRoot
+    /// Where a `--sysroot` dump keeps each device; nil on a machine (/sys/class/block).
+    public let layout: SysrootLayout?
     private let diskCache = OnceCache<String, DiskAttributes>()
-    public init(host: HostRoot = .system) { self.host = host }
+    public init(host: HostRoot = .system, layout: SysrootLayout? = nil) { self.host = host; self.layout = layout }
+
+    /// The sysfs directory of the device named `name`.
+    func directoryPath(of name: String) -> String {
+        layout?.entries[name]?.path ?? "\(host.blockClass)/\(name)"
+    }
 
     public func attributes(of name: String) throws -> SysfsDevice? {
-        let link = "\(host.blockClass)/\(name)"
+        let link = directoryPath(of: name)
         guard let directory = SysfsDirectory(link), let dev = directory.text("dev"),
             let number = SysfsTree.deviceNumber(dev)
         else { return nil }
@@ -20,9 +27,9 @@ public struct SysfsTree: DeviceAttributeSource {
         let isPartition = partitionNumber != nil
         // A partition's directory sits inside its disk's: /sys/devices/.../sda/sda1.
         // Partitions have no queue/ or removable of their own: their disk's apply.
-        let parent = isPartition ? SysfsTree.parentName(link) : nil
+        let parent = isPartition ? (layout.map { $0.entries[name]?.parent } ?? SysfsTree.parentName(link)) : nil
         let disk = diskAttributes(
-            parent.map { "\(host.blockClass)/\($0)" } ?? link, opened: parent == nil ? directory : nil)
+            parent.map { directoryPath(of: $0) } ?? link, opened: parent == nil ? directory : nil)
         // Only a loop, dm or md device has the attributes of its kind: skip the failed opens elsewhere.
         let isLoop = !isPartition && name.hasPrefix("loop"), isDM = name.hasPrefix("dm-"), isMD = name.hasPrefix("md")
         var device = SysfsDevice(
@@ -63,17 +70,39 @@ public struct SysfsTree: DeviceAttributeSource {
                 logicalBlockSize: directory.number("queue/logical_block_size") ?? 512,
                 removable: directory.number("removable") == 1,
                 rotational: directory.number("queue/rotational") == 1,
-                model: directory.text("device/model"), serial: directory.text("device/serial"))
+                // Raw, as lsblk shows a model udev does not know: an NVMe model is padded to 40.
+                model: directory.rawText("device/model"), serial: directory.rawText("device/serial"))
         }
     }
 
     /// A partition's disk, from one readlink; nil for a whole device.
     public func parentName(of name: String) -> String? {
+        if let layout { return layout.entries[name]?.parent }
         let link = "\(host.blockClass)/\(name)"
         // Only a partition has a `partition` attribute; a disk's directory may sit in
         // another's too (mmcblk0boot0 in mmcblk0's).
         guard ByteText.withCString(link + "/partition", { access($0, F_OK) }) == 0 else { return nil }
         return SysfsTree.parentName(link)
+    }
+
+    /// readdir's order of /sys/block, of each disk's directory (its partitions) and of
+    /// each device's holders/, unsorted: the order lsblk meets devices in.
+    public func entryOrder() -> [String: Int] {
+        var rank: [String: Int] = [:]
+        let block = host.path("/sys/block")
+        let disks = Files.names(in: block) ?? []
+        for (index, disk) in disks.enumerated() {
+            rank[disk] = index
+            for (position, name) in (Files.names(in: "\(block)/\(disk)") ?? []).enumerated()
+            where name.hasPrefix(disk) && rank[name] == nil {
+                rank[name] = position
+            }
+            for (position, name) in (Files.names(in: "\(block)/\(disk)/holders") ?? []).enumerated()
+            where rank[name] == nil {
+                rank[name] = position
+            }
+        }
+        return rank
     }
 
     /// The kernel name of the block device numbered `number`: /sys/dev/block/MAJ:MIN
@@ -120,6 +149,30 @@ final class SysfsDirectory {
     /// Read with read(2), not FileManager.contents: that leaks its 4 KiB buffer for every
     /// file that reads empty (sysfs has such, a disk's `events` for one), found by LeakSanitizer.
     func text(_ attribute: String) -> String? {
+        guard let bytes = bytes(attribute) else { return nil }
+        // Vendor strings (device/model) are not always UTF-8: keep their bytes.
+        let text = ByteText.decode(bytes).trimmingWhitespace
+        return text.isEmpty ? nil : text
+    }
+
+    /// An attribute as util-linux's ul_path_read_string reads it: its one trailing
+    /// newline dropped, padding kept (an ATA model is 40 characters, a SCSI vendor 8);
+    /// nil when absent, unreadable or empty.
+    func rawText(_ attribute: String) -> String? {
+        guard var bytes = bytes(attribute) else { return nil }
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        return bytes.isEmpty ? nil : ByteText.decode(bytes)
+    }
+
+    /// Where the symlink `name` in this directory points (`device`, `subsystem`).
+    func linkTarget(_ name: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlinkat(fd, name, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
+    }
+
+    private func bytes(_ attribute: String) -> ArraySlice<UInt8>? {
         guard let opened = try? FileDescriptor.open(attribute, O_RDONLY, relativeTo: directory, "") else { return nil }
         let file = opened.fd
         // A sysfs attribute is at most one page and comes whole from the first read:
@@ -134,9 +187,7 @@ final class SysfsDirectory {
             total += got
             if got < want { break }
         }
-        // Vendor strings (device/model) are not always UTF-8: keep their bytes.
-        let text = ByteText.decode(bytes[..<total]).trimmingWhitespace
-        return text.isEmpty ? nil : text
+        return bytes[..<total]
     }
 
     func number(_ attribute: String) -> UInt64? { text(attribute).flatMap { UInt64($0) } }

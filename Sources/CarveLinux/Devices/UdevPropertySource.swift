@@ -9,7 +9,7 @@ import Glibc
 /// answers nothing and libblkid probing fills everything.
 public struct UdevPropertySource: DevicePropertySource {
     public let name = "udev"
-    public let fields = Set(DeviceField.allCases)
+    public let fields = DeviceField.standard.union([.revision, .wwn, .partFlags])
     /// udevd's blkid builtin stores every result of its probe in the record.
     public let recordsWholeProbes = true
     /// Whether udevd runs, asked when the first device is described and kept for the
@@ -31,7 +31,7 @@ public struct UdevPropertySource: DevicePropertySource {
 
     /// The udev keys lsblk reads, with `_ENC` values decoded and model/serial whitespace tidied.
     static func properties(from value: (String) -> String?) -> DeviceProperties {
-        DeviceProperties(
+        var found = DeviceProperties(
             fsType: value("ID_FS_TYPE"), fsVersion: value("ID_FS_VERSION"),
             uuid: (value("ID_FS_UUID_ENC") ?? value("ID_FS_UUID")).map(UdevEncoding.decode),
             label: (value("ID_FS_LABEL_ENC") ?? value("ID_FS_LABEL")).map(UdevEncoding.decode),
@@ -41,8 +41,14 @@ public struct UdevPropertySource: DevicePropertySource {
             ptType: value("ID_PART_TABLE_TYPE") ?? value("ID_PART_ENTRY_SCHEME"),
             ptUUID: value("ID_PART_TABLE_UUID"),
             model: (value("ID_MODEL_ENC").map(UdevEncoding.decode) ?? value("ID_MODEL")).map(normalizedWhitespace),
-            serial: (value("ID_SERIAL_SHORT") ?? value("ID_SERIAL")).map(normalizedWhitespace)
+            // sg3_utils' key first, as upstream lsblk reads them.
+            serial: (value("SCSI_IDENT_SERIAL") ?? value("ID_SCSI_SERIAL") ?? value("ID_SERIAL_SHORT")
+                ?? value("ID_SERIAL")).map(normalizedWhitespace)
         )
+        found[.revision] = value("ID_REVISION")
+        found[.wwn] = value("ID_WWN_WITH_EXTENSION") ?? value("ID_WWN")
+        found[.partFlags] = value("ID_PART_ENTRY_FLAGS")
+        return found
     }
 
     /// Runs of spaces squeezed to one and the ends trimmed, as lsblk shows hardware names.

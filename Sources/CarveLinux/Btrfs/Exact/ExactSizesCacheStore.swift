@@ -34,26 +34,31 @@ struct ExactSizesCacheStore {
     func load(filesystem uuid: String) -> Loaded {
         guard let name = Self.fileName(uuid) else { return .unusable("\(uuid) is not a filesystem UUID") }
         let path = directory + "/" + name
-        let dir = openDirectory()
-        guard dir >= 0 else { return errno == ENOENT ? .missing : .unusable("cannot open \(directory)") }
-        defer { close(dir) }
-        if let problem = Self.notRootsOnly(dir) { return .unusable("\(directory) \(problem)") }
-        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            switch errno {
+        let dir: FileDescriptor
+        do {
+            dir = try openDirectory()
+        } catch {
+            return error.errno == ENOENT ? .missing : .unusable("cannot open \(directory)")
+        }
+        if let problem = Self.notRootsOnly(dir.fd) { return .unusable("\(directory) \(problem)") }
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(
+                name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, relativeTo: dir, "cannot open \(path)")
+        } catch {
+            switch error.errno {
             case ENOENT: return .missing
             case ELOOP: return .unusable("\(path) is a symlink")
-            default: return .unusable("cannot open \(path): \(Errno.describe(errno))")
+            default: return .unusable("cannot open \(path): \(Errno.describe(error.errno))")
             }
         }
-        defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(file.fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             return .unusable("\(path) is not a regular file")
         }
-        if let problem = Self.notRootsOnly(fd) { return .unusable("\(path) \(problem)") }
+        if let problem = Self.notRootsOnly(file.fd) { return .unusable("\(path) \(problem)") }
         do {
-            let cache = try ExactSizesCache(decoding: try Files.contents(of: fd, "cannot read \(path)"))
+            let cache = try ExactSizesCache(decoding: try Files.contents(of: file.fd, "cannot read \(path)"))
             guard cache.filesystem == uuid else { return .unusable("\(path) holds the trees of \(cache.filesystem)") }
             return .found(cache)
         } catch let damage as ExactSizesCacheDamage {
@@ -67,19 +72,14 @@ struct ExactSizesCacheStore {
     func save(_ cache: ExactSizesCache) throws {
         guard let name = Self.fileName(cache.filesystem) else { return }
         let path = directory + "/" + name
-        var dir = openDirectory()
-        if dir < 0 && errno == ENOENT {
-            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                throw SystemCallError("cannot make \(directory)", call: "mkdir", errno: errno)
-            }
-            dir = openDirectory()
+        let dir = try openOrMakeDirectory()
+        if let problem = Self.notRootsOnly(dir.fd) {
+            throw RuntimeError("cannot write \(path): \(directory) \(problem)")
         }
-        guard dir >= 0 else { throw SystemCallError("cannot open \(directory)", call: "open", errno: errno) }
-        defer { close(dir) }
-        if let problem = Self.notRootsOnly(dir) { throw RuntimeError("cannot write \(path): \(directory) \(problem)") }
         let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = openat(dir, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemCallError("cannot write \(path)", call: "open", errno: errno) }
+        let file = try FileDescriptor.open(
+            temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, relativeTo: dir, "cannot write \(path)")
+        let fd = file.fd
         var failure: SystemCallError?
         let bytes = cache.encoded()
         bytes.withUnsafeBytes { raw in
@@ -98,20 +98,31 @@ struct ExactSizesCacheStore {
         if failure == nil, fchmod(fd, 0o600) != 0 {
             failure = SystemCallError("cannot write \(path)", call: "fchmod", errno: errno)
         }
-        if close(fd) != 0, failure == nil {
-            failure = SystemCallError("cannot write \(path)", call: "close", errno: errno)
-        }
-        if failure == nil, renameat(dir, temporary, dir, name) != 0 {
+        // No fsync: a file a crash leaves short or empty fails its checksum and is rebuilt.
+        file.close()
+        if failure == nil, renameat(dir.fd, temporary, dir.fd, name) != 0 {
             failure = SystemCallError("cannot write \(path)", call: "rename", errno: errno)
         }
         if let failure {
-            unlinkat(dir, temporary, 0)
+            unlinkat(dir.fd, temporary, 0)
             throw failure
         }
     }
 
-    private func openDirectory() -> Int32 {
-        open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    private func openOrMakeDirectory() throws(SystemCallError) -> FileDescriptor {
+        do {
+            return try openDirectory()
+        } catch {
+            guard error.errno == ENOENT else { throw error }
+        }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw SystemCallError("cannot make \(directory)", call: "mkdir", errno: errno)
+        }
+        return try openDirectory()
+    }
+
+    private func openDirectory() throws(SystemCallError) -> FileDescriptor {
+        try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "cannot open \(directory)")
     }
 
     /// Why the file or directory open as `fd` is not root's alone, or nil when it is:

@@ -1,0 +1,47 @@
+import CarveCore
+import CarveTestSupport
+import Foundation
+import Testing
+
+/// `carve devices --dump` of real loop devices, replayed with `--sysroot`, prints what
+/// the live listing prints, in every column set; and lsblk 2.38 reads the dump too.
+@Suite(.serialized, .integration())
+struct DeviceDumpReplayTests {
+    static let columnSets: [[String]] = [
+        ["-o", "NAME,KNAME,PKNAME,MAJ:MIN,RM,SIZE,RO,TYPE,MOUNTPOINT,MOUNTPOINTS,FSROOTS"],
+        ["-o", "NAME,FSTYPE,FSVER,LABEL,UUID,PTTYPE,PTUUID,PARTLABEL,PARTUUID,PARTTYPE,START"],
+        ["-t"], ["-D"], ["-z"], ["-m"], ["-b", "-t"], ["-r", "-o", "NAME,HOTPLUG,RAND,STATE,SCHED,MODEL,VENDOR,REV"],
+    ]
+
+    @Test func aDumpReplaysToTheLiveListing() throws {
+        let startedByUs = try Udevd.start()
+        defer { Udevd.stop(startedByUs: startedByUs) }
+        try withFilesystemsFixture { fixture in
+            try fixture.gpt.mount(fixture.ext4)
+            try Shell.check(["swapon", fixture.swap])
+            defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
+            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
+            Udevd.settle()
+            let dump = try Integration.makeScratchDirectory() + "/machine"
+            defer { _ = try? Shell.run(["rm", "-rf", dump]) }
+            let roots = [fixture.gpt.device, fixture.xfs.device]
+            let made = try Shell.run([CarveBinary.path, "devices", "--dump", dump] + roots)
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(made.stdout.isEmpty)
+            for options in Self.columnSets {
+                let live = try Shell.run([CarveBinary.path, "devices"] + options + roots)
+                let replayed = try Shell.run([CarveBinary.path, "devices", "--sysroot", dump] + options)
+                #expect(replayed.status == 0, "\(options): \(replayed.stderr)")
+                #expect(
+                    replayed.stdout == live.stdout,
+                    "--sysroot \(options.joined(separator: " ")) differs from the live listing:\n\(replayed.stdout)\n---\n\(live.stdout)"
+                )
+            }
+            // lsblk 2.38 reads the dump as carve does, where the two versions agree.
+            let columns = "NAME,KNAME,MAJ:MIN,RM,SIZE,RO,TYPE,FSTYPE,LABEL,UUID,PARTUUID,PARTTYPE,PTTYPE,MOUNTPOINT"
+            let theirs = try Shell.run(["lsblk", "--sysroot", dump, "-o", columns])
+            let ours = try Shell.run([CarveBinary.path, "devices", "--sysroot", dump, "-o", columns])
+            #expect(ours.stdout == theirs.stdout, "\(ours.stdout)\n---\n\(theirs.stdout)")
+        }
+    }
+}
