@@ -24,11 +24,11 @@ import Testing
                 "proc/100/comm": "restic\n", "proc/101/comm": "borg\n", "proc/102/comm": "python3\n",
                 "proc/104/comm": "bash\n", "proc/self/comm": "carve\n", "proc/1x/comm": "odd\n",
                 "proc/102/maps": """
-                    7f00-7f01 r--p 00000000 00:2a 1234 \(target)/file
-                    7f01-7f02 r-xp 00000000 08:01 99 /usr/lib/libc.so.6
-                    7f02-7f03 rw-p 00000000 00:00 0 [heap]
-                    garbage
-                    """,
+                7f00-7f01 r--p 00000000 00:2a 1234 \(target)/file
+                7f01-7f02 r-xp 00000000 08:01 99 /usr/lib/libc.so.6
+                7f02-7f03 rw-p 00000000 00:00 0 [heap]
+                garbage
+                """,
             ],
             links: [
                 "proc/100/fd/3": target + "/file", "proc/100/cwd": "/proc", "proc/100/root": "/proc",
@@ -41,7 +41,11 @@ import Testing
         let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
         // 104 holds only /proc and /dev/null; 102's libc line is not on an anonymous device, so its
         // map_files link (here into the volume) is never looked at.
-        #expect(found == [.init(pid: 100, command: "restic"), .init(pid: 101, command: "borg"), .init(pid: 102, command: "python3")])
+        #expect(
+            found == [
+                .init(pid: 100, command: "restic"), .init(pid: 101, command: "borg"),
+                .init(pid: 102, command: "python3"),
+            ])
         var missing = volume(at: target + "/missing")
         missing.id = 301
         #expect(holders.holders(of: missing, on: F.filesystem(), recheck: false) == [])
@@ -63,14 +67,19 @@ import Testing
         try FileManager.default.createDirectory(atPath: root + "/proc/100/fd", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: root + "/proc/100/fd/4", withDestinationPath: target)
         #expect(fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: false) == [], "read once a run")
-        #expect(fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [.init(pid: 100, command: "sleep")])
+        #expect(
+            fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [
+                .init(pid: 100, command: "sleep")
+            ])
         #expect(lazy.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [])
     }
 
     @Test func noProcDirectoryMeansNoHolders() throws {
         let root = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        #expect(ProcVolumeHolders(host: HostRoot(root)).holders(of: volume(at: root), on: F.filesystem(), recheck: false) == [])
+        #expect(
+            ProcVolumeHolders(host: HostRoot(root)).holders(of: volume(at: root), on: F.filesystem(), recheck: false)
+                == [])
     }
 
     @Test(arguments: [

@@ -66,7 +66,7 @@ struct SelectionOptions: ParsableArguments {
         if let after { selection.after = try DateArgument.parse(after, timeZone: timeZone) }
         if let match { selection.match = try Glob(match) }
         for name in manager {
-            guard let parsed = SnapshotManager(rawValue: name.lowercased()) else {
+            guard let parsed = SnapshotManager(known: name.lowercased()) else {
                 let known = SnapshotManager.allCases.map(\.rawValue).joined(separator: ", ")
                 throw UsageError("invalid manager '\(name)' for --manager (known: \(known))")
             }

@@ -37,6 +37,9 @@ public struct Services: Sendable {
     public var snapshotSchedules: (any SnapshotScheduleReader)?
     /// Which running processes hold a snapshot; nil: none is looked for.
     public var holders: (any VolumeHolders)?
+    /// What snapshot owners keep beside their snapshots (markers, metadata); a fake
+    /// backend that keeps them too is its own.
+    public var owners: any OwnerHousekeeping
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
@@ -48,6 +51,7 @@ public struct Services: Sendable {
     ) {
         self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
+        owners = (snapshots as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
         self.devices = devices; backends = SnapshotBackends(snapshots); self.clock = clock; self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }

@@ -48,6 +48,7 @@ extension Services {
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.holders = ProcVolumeHolders(host: host)
+        services.owners = OwnerRooms(host: host)
         services.backends.register(listingOnly: LVMThinBackend())
         return services
     }

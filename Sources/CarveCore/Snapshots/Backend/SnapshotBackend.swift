@@ -6,9 +6,10 @@ public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
     case lvmThin = "lvm-thin"
 }
 
-/// Every ability a backend that deletes has: listing, deleting, waiting for the space,
-/// and marking deletions so a killed run is finished by the next. btrfs has them all.
-public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting & InterruptedDeletionMarking
+/// Every ability a backend that deletes has: listing, deleting and waiting for the space.
+/// btrfs has them all. What snapshot owners keep beside their snapshots is theirs
+/// (`OwnerHousekeeping`), not the backend's.
+public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting
 
 /// A filesystem's space: logical bytes used by data and metadata, and what statfs calls
 /// available and the size (what `df` shows; 0 when unknown).

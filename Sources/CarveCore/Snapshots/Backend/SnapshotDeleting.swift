@@ -10,10 +10,6 @@ public protocol SnapshotDeleting: Sendable {
     /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone), or
     /// `RefusedByFilesystem` when the filesystem refused it for one of carve's rules.
     func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws
-    /// Removes the manager's metadata of a deleted snapshot (snapper's `.snapshots/N`,
-    /// timeshift's snapshot directory), only once no volume is left inside it.
-    /// Returns the path removed, or nil when there was nothing (yet) to remove.
-    func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String?
 }
 
 /// The filesystem refused a deletion for a rule carve keeps too, in the deletion call
