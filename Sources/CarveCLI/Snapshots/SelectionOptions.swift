@@ -28,7 +28,7 @@ struct SelectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Only snapshots of this owner: snapper, timeshift, btrbk, plain, or a container engine: docker, podman, machines, incus (repeatable).",
+            "Only snapshots of this owner: \(SnapshotOwners.managerNames.joined(separator: ", ")), plain, or a container engine: \(SnapshotOwners.engineNames.joined(separator: ", ")) (repeatable).",
             valueName: "manager"))
     var manager: [String] = []
 

@@ -80,9 +80,11 @@ public enum SnapshotOwners {
         return owner
     }
 
+    /// The snapshot managers' names, and the container engines'.
+    public static let managerNames = all.filter { $0.deletingTool == nil }.map(\.manager.rawValue)
+    public static let engineNames = all.filter { $0.deletingTool != nil }.map(\.manager.rawValue)
+
     /// The names `--manager` accepts, in the order its error lists them: the managers,
     /// `plain`, then the engines.
-    public static let names: [String] =
-        all.filter { $0.deletingTool == nil }.map(\.manager.rawValue) + [SnapshotManager.plain.rawValue]
-        + all.filter { $0.deletingTool != nil }.map(\.manager.rawValue)
+    public static let names: [String] = managerNames + [SnapshotManager.plain.rawValue] + engineNames
 }

@@ -18,7 +18,9 @@ public struct BtrbkOwner: SnapshotOwner {
         guard let parsed = BtrbkName.parse(name, timeZone: context.timeZone) else {
             guard BtrbkName.hasStampShape(name) else { return OwnerRecognition(nil) }
             return OwnerRecognition(
-                nil, warning: "\(place.path): the date in this btrbk-style name is impossible; the snapshot is listed as plain")
+                nil,
+                warning:
+                    "\(place.path): the date in this btrbk-style name is impossible; the snapshot is listed as plain")
         }
         return OwnerRecognition(ManagerMetadata(manager: .btrbk, name: name, created: parsed.created))
     }

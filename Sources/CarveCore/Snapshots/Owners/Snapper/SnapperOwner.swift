@@ -35,7 +35,9 @@ public struct SnapperOwner: SnapshotOwner {
         else { return OwnerRecognition(nil) }
         // `.snapshots` may itself be a subvolume mounted there (`@snapshots` on /.snapshots).
         let directory = components.dropLast(2).joined(separator: "/")
-        guard components[components.count - 3] == ".snapshots" || directories.contains(where: { $0.topLevelPath == directory })
+        guard
+            components[components.count - 3] == ".snapshots"
+                || directories.contains(where: { $0.topLevelPath == directory })
         else { return OwnerRecognition(nil) }
         return recognise(place, number: number, directory: directories.first { $0.topLevelPath == directory }, context)
     }
