@@ -64,7 +64,7 @@ public struct MarkedDeletionDirectory: Sendable, Hashable {
     /// What of the snapshot is still there: snapper's `snapshot`, timeshift's `@…`
     /// entries (sorted). Empty: the interrupted run deleted it all.
     public var remaining: [String]
-    /// The kind of filesystem it is on: the backend that finishes it.
+    /// The kind of filesystem it is on.
     public var kind: FilesystemKind = .btrfs
 
     public init(path: String, config: String?, number: Int, snapshotPresent: Bool) {

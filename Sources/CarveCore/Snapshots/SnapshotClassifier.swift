@@ -10,11 +10,12 @@ public struct SnapshotClassifier: Sendable {
 
     /// What owners read while recognising (files, time zone, their settings).
     public var context: OwnerContext
-    /// The owners asked, in order (`SnapshotOwners.all`).
-    public var owners: [any SnapshotOwner]
+    /// The owners asked, in order (`SnapshotOwners.all`), each with its path hints, read
+    /// once here: asking each owner for them per subvolume built an array every time.
+    private let owners: [(owner: any SnapshotOwner, hints: [StaticString])]
 
     public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all) {
-        self.context = context; self.owners = owners
+        self.context = context; self.owners = owners.map { ($0, $0.pathHints) }
     }
 
     public init(
@@ -91,7 +92,7 @@ public struct SnapshotClassifier: Sendable {
         let (path, mountedPath, readOnly) = (subvolume.path, subvolume.mountedPath, subvolume.readOnly)
         return OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
             var place: OwnerPlace?
-            for owner in owners where owner.mayOwn(bytes) {
+            for (owner, hints) in owners where hints.isEmpty ? owner.mayOwn(bytes) : bytes.containsAny(hints) {
                 let here = place ?? OwnerPlace(path: path, mountedPath: mountedPath, readOnly: readOnly)
                 place = here
                 if let verdict = owner.recognise(here, context: context) { return (verdict.metadata, verdict.warning) }

@@ -45,6 +45,11 @@ public struct OwnerPathBytes {
     public var last: Bytes
     public var readOnly: Bool
 
+    /// True when the path or the mounted path contains one of `hints`.
+    public func containsAny(_ hints: [StaticString]) -> Bool {
+        hints.contains { path.contains($0) || mounted?.contains($0) == true }
+    }
+
     /// Bytes borrowed from a string for the length of one look.
     public struct Bytes {
         public let buffer: UnsafeBufferPointer<UInt8>

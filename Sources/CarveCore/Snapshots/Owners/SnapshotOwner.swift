@@ -12,7 +12,8 @@ public protocol SnapshotOwner: Sendable {
     /// contains: the default `mayOwn`. Most subvolumes contain none and are passed over.
     var pathHints: [StaticString] { get }
     /// A cheap look at the path's bytes: false when the subvolume cannot be this owner's,
-    /// so `recognise` is not asked (splitting every path cost more than listing it).
+    /// so `recognise` is not asked (splitting every path cost more than listing it). The
+    /// classifier asks it only of an owner without `pathHints`.
     func mayOwn(_ path: OwnerPathBytes) -> Bool
     /// nil when `place` is not in this owner's layout and the next owner is asked; else
     /// the verdict, final: the metadata (nil: listed as plain) and a warning.
@@ -33,9 +34,7 @@ public protocol SnapshotOwner: Sendable {
 
 extension SnapshotOwner {
     public var pathHints: [StaticString] { [] }
-    public func mayOwn(_ path: OwnerPathBytes) -> Bool {
-        pathHints.contains { path.path.contains($0) || path.mounted?.contains($0) == true }
-    }
+    public func mayOwn(_ path: OwnerPathBytes) -> Bool { path.containsAny(pathHints) }
     public var deletingTool: String? { nil }
     public func protections(of subvolume: Volume, rules: DeletionRules) -> [Protection] { [] }
     public var marksDeletion: Bool { false }
