@@ -4,7 +4,7 @@ import Foundation
 /// An in-memory `SnapshotBackend`: filesystems, their subvolumes and quota state,
 /// and failures injected on chosen calls. Deletion tests extend it; every call is
 /// recorded in `calls` so a test can say what a command asked for.
-public final class FakeSnapshotBackend: SnapshotBackend, @unchecked Sendable {
+public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unchecked Sendable {
     /// One filesystem as the fake holds it.
     public struct StoredFilesystem: Sendable {
         public var filesystem: Filesystem

@@ -22,8 +22,8 @@ import Testing
     }
 
     func sweep(_ fixture: DeletionFixture, dryRun: Bool = false, seen: [String] = []) -> InterruptedDeletionReport {
-        InterruptedDeletionSweep(backend: fixture.backend, dryRun: dryRun)
-            .run([InterruptedDeletionScope(filesystem: fixture.filesystem, snapperDirectories: seen)])
+        InterruptedDeletionSweep(owners: fixture.backend, dryRun: dryRun)
+            .run([InterruptedDeletionScope(filesystem: fixture.filesystem, seen: [.snapper: seen])])
     }
 
     @Test func theMarkerIsWrittenBeforeTheSubvolumeGoesAndLeavesWithItsDirectory() throws {
@@ -148,7 +148,7 @@ import Testing
         let listing = VolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
         let scopes = InterruptedDeletionScope.from([listing])
         #expect(scopes.map(\.snapperDirectories) == [["/mnt/.snapshots"]])
-        let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run(scopes)
+        let report = InterruptedDeletionSweep(owners: fixture.backend, dryRun: false).run(scopes)
         #expect(
             report.lines == [
                 "finished removing the metadata of snapper snapshot /mnt/.snapshots/9 left by an interrupted run"

@@ -32,7 +32,7 @@ import Testing
     }
 
     func sweep(_ fixture: DeletionFixture, dryRun: Bool = false) -> InterruptedDeletionReport {
-        InterruptedDeletionSweep(backend: fixture.backend, dryRun: dryRun).run([
+        InterruptedDeletionSweep(owners: fixture.backend, dryRun: dryRun).run([
             InterruptedDeletionScope(filesystem: fixture.filesystem)
         ])
     }
@@ -137,8 +137,8 @@ import Testing
         fixture.backend.snapperDirectories.orphans = ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"]
         #expect(sweep(fixture).isEmpty)
         let scope = InterruptedDeletionScope(
-            filesystem: fixture.filesystem, timeshiftDirectories: ["/mnt/elsewhere/snapshots"])
-        let report = InterruptedDeletionSweep(backend: fixture.backend, dryRun: false).run([scope])
+            filesystem: fixture.filesystem, seen: [.timeshift: ["/mnt/elsewhere/snapshots"]])
+        let report = InterruptedDeletionSweep(owners: fixture.backend, dryRun: false).run([scope])
         #expect(report.finished.map(\.path) == ["/mnt/elsewhere/snapshots/2026-10-22_10-00-00"])
         // The listing names the `snapshots` that hold listed timeshift snapshots.
         let listing = VolumeListing(filesystem: fixture.filesystem, subvolumes: fixture.subvolumes, sizes: .none)
@@ -152,7 +152,7 @@ import Testing
         all[0].filesystem = F.filesystem(subvolumePath: "/@", subvolumeID: 256)
         fixture.backend.filesystems = all
         #expect(
-            InterruptedDeletionSweep(backend: fixture.backend, dryRun: false)
+            InterruptedDeletionSweep(owners: fixture.backend, dryRun: false)
                 .run([InterruptedDeletionScope(filesystem: all[0].filesystem)]).isEmpty)
         #expect(fixture.backend.snapperDirectories.marked == [Self.second], "left for a run that can reach it")
     }

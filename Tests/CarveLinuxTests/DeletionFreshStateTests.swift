@@ -103,7 +103,7 @@ private struct Run {
     init(_ disk: DeletionDisk) throws {
         let filesystem = try backend.filesystem(containing: disk.mountpoint)
         let listing = try backend.subvolumes(of: filesystem, sizes: .none)
-        deleter = SnapshotDeleter(backend: backend, rules: DeletionRules())
+        deleter = SnapshotDeleter(backend: backend, rules: DeletionRules(), owners: OwnerRooms())
         var planned: [String: PlannedSnapshot] = [:]
         for subvolume in listing.subvolumes where subvolume.path.hasPrefix("snaps/") {
             planned[String(subvolume.path.dropFirst("snaps/".count))] = PlannedSnapshot(

@@ -86,6 +86,8 @@ import Testing
         ("", [String]()),
         ("7f00-7f01 r--p 00000000 00:2a 12 /a\n7f01-7f02 r--p 00001000 00:2a 12 /a\n", ["7f00-7f01"]),
         ("7f00-7f01 r--p 00000000 00:2a 12 /a b/with spaces\n", ["7f00-7f01"]),
+        // As the kernel writes them: the path padded to a column.
+        ("7f00-7f01 r--p 00000000 00:2a 12                         /a\n", ["7f00-7f01"]),
         ("7f00-7f01 r--p 00000000 00:2a 0 [stack]\n", []),
         ("7f00-7f01 r--p 00000000 fd:00 12 /usr/lib/x\n", []),
         ("7f00-7f01 r--p\n\n\u{0}\u{ff} 00:2a\nonly-one-field\n", []),

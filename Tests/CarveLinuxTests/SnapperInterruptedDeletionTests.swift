@@ -64,14 +64,14 @@ struct SnapperInterruptedDeletionTests {
     /// primitives `SnapshotDeleter.delete` calls, in its order, stopping where the kill would.
     func killAfterDeletingSubvolume(_ number: Int, _ config: String, on disk: DeletionDisk) throws {
         let (backend, subvolume, filesystem) = try snapperSnapshot(number, config, on: disk)
-        #expect(try backend.markDeletion(of: subvolume, on: filesystem))
+        #expect(try OwnerRooms().markDeletion(of: subvolume, on: filesystem))
         try backend.deleteSubvolume(subvolume, on: filesystem, recursive: false)
     }
 
     /// A SIGKILL after the marker, before the subvolume's deletion.
     func killBeforeDeletingSubvolume(_ number: Int, _ config: String, on disk: DeletionDisk) throws {
-        let (backend, subvolume, filesystem) = try snapperSnapshot(number, config, on: disk)
-        #expect(try backend.markDeletion(of: subvolume, on: filesystem))
+        let (_, subvolume, filesystem) = try snapperSnapshot(number, config, on: disk)
+        #expect(try OwnerRooms().markDeletion(of: subvolume, on: filesystem))
     }
 
     @Test func theNextRunFinishesTheMarkedDirectoryAndTouchesNothingElse() throws {

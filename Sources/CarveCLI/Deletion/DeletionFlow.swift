@@ -33,7 +33,7 @@ struct DeletionFlow {
         for note in plan.notes { output.note(note) }
         let session = DeletionSession(
             backend: services.snapshots, lock: deletion.lock, lockTimeout: options.lockTimeout, rules: rules,
-            dryRun: options.dryRun, wait: options.wait)
+            dryRun: options.dryRun, wait: options.wait, owners: services.owners)
         let progress = ProgressBar(output: output, enabled: services.stderrIsTerminal, total: plan.toDelete.count)
         let result = try session.run(plan, hooks: hooks(progress))
         var view = DeletionReportView(plan: result.plan, dryRun: options.dryRun)

@@ -28,7 +28,7 @@ struct SelectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Only snapshots of this owner: snapper, timeshift, btrbk, plain, or a container engine: docker, podman, machines, incus (repeatable).",
+            "Only snapshots of this owner: \(SnapshotOwners.managerNames.joined(separator: ", ")), plain, or a container engine: \(SnapshotOwners.engineNames.joined(separator: ", ")) (repeatable).",
             valueName: "manager"))
     var manager: [String] = []
 
@@ -66,7 +66,7 @@ struct SelectionOptions: ParsableArguments {
         if let after { selection.after = try DateArgument.parse(after, timeZone: timeZone) }
         if let match { selection.match = try Glob(match) }
         for name in manager {
-            guard let parsed = SnapshotManager(rawValue: name.lowercased()) else {
+            guard let parsed = SnapshotManager(known: name.lowercased()) else {
                 let known = SnapshotManager.allCases.map(\.rawValue).joined(separator: ", ")
                 throw UsageError("invalid manager '\(name)' for --manager (known: \(known))")
             }

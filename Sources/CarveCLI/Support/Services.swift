@@ -42,6 +42,9 @@ public struct Services: Sendable {
     public var holders: (any VolumeHolders)?
     /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).
     public var exactScan = ExactScanOptions()
+    /// What snapshot owners keep beside their snapshots (markers, metadata); a fake
+    /// backend that keeps them too is its own.
+    public var owners: any OwnerHousekeeping
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
@@ -53,6 +56,7 @@ public struct Services: Sendable {
     ) {
         self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
+        owners = (snapshots as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
         self.devices = devices; backends = SnapshotBackendRegistry(snapshots, for: .btrfs); self.clock = clock;
         self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal

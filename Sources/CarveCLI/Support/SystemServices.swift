@@ -49,6 +49,7 @@ extension Services {
         )
         services.holders = ProcVolumeHolders(host: host)
         services.localeIsUTF8 = LocaleCharset.isUTF8 { name in getenv(name).map { String(cString: $0) } }
+        services.owners = OwnerRooms(host: host)
         services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
         return services
     }

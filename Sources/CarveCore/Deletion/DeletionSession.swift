@@ -43,6 +43,8 @@ public struct DeletionSession {
     }
 
     public var backend: any SnapshotBackend
+    /// What the owners keep beside their snapshots (markers, metadata).
+    public var owners: any OwnerHousekeeping
     public var lock: any DeletionLock
     public var lockTimeout: Double
     public var rules: DeletionRules
@@ -51,9 +53,11 @@ public struct DeletionSession {
 
     public init(
         backend: any SnapshotBackend, lock: any DeletionLock, lockTimeout: Double, rules: DeletionRules, dryRun: Bool,
-        wait: Bool
+        wait: Bool, owners: (any OwnerHousekeeping)? = nil
     ) {
-        self.backend = backend; self.lock = lock; self.lockTimeout = lockTimeout; self.rules = rules
+        self.backend = backend
+        self.owners = owners ?? (backend as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
+        self.lock = lock; self.lockTimeout = lockTimeout; self.rules = rules
         self.dryRun = dryRun; self.wait = wait
     }
 
@@ -87,7 +91,7 @@ public struct DeletionSession {
     /// lock: the lock means no marker seen belongs to a live run, and the leftovers are
     /// finished even when this run is then interrupted or fails.
     private func finishInterrupted(_ plan: DeletionPlan, _ hooks: Hooks) {
-        let report = InterruptedDeletionSweep(backend: backend, dryRun: false).run(plan.interruptedScopes)
+        let report = InterruptedDeletionSweep(owners: owners, dryRun: false).run(plan.interruptedScopes)
         for line in report.lines { hooks.note(line) }
     }
 
@@ -95,7 +99,7 @@ public struct DeletionSession {
     /// the leftovers it finds, taking the lock only then; when another carve holds it,
     /// they are left for a later run.
     private func finishInterruptedWithoutDeleting(_ plan: DeletionPlan, _ hooks: Hooks) {
-        let found = InterruptedDeletionSweep(backend: backend, dryRun: true).run(plan.interruptedScopes)
+        let found = InterruptedDeletionSweep(owners: owners, dryRun: true).run(plan.interruptedScopes)
         guard !dryRun, found.hasWork else {
             for line in found.lines { hooks.note(line) }
             return
@@ -118,7 +122,7 @@ public struct DeletionSession {
     /// run between two snapshots. `flag` is the run's one cancellation flag: a signal while waiting between two
     /// batches of `--until-available` still stops the run.
     func delete(_ plan: DeletionPlan, _ hooks: Hooks, _ flag: CancellationFlag) -> DeletionReport {
-        let deleter = SnapshotDeleter(backend: backend, rules: rules)
+        let deleter = SnapshotDeleter(backend: backend, rules: rules, owners: owners)
         let snapshots = plan.toDelete
         var report = DeletionReport()
         for (index, snapshot) in snapshots.enumerated() {

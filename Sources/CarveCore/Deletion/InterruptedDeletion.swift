@@ -1,10 +1,33 @@
-/// A backend that can close the gap between deleting a snapshot's subvolume and
-/// removing its manager's directory (snapper's `.snapshots/N`, timeshift's
-/// `snapshots/DATE`): before the subvolume goes, a marker file (`.carve-deleting`)
-/// is written into the directory; the metadata removal takes it last with the
-/// directory. A run killed in between leaves the directory with the marker and
-/// without its subvolume, and the next run, holding the lock, finishes it. A backend
-/// without this (a listing fake) leaves no marker, as carve did before.
+/// What the owners keep beside their snapshots, looked after around a deletion: each
+/// owner's room does its part (CarveLinux's `OwnerRooms` sends each call to the owner of
+/// the snapshot or directory); the filesystem backends only list, delete and wait.
+public protocol OwnerHousekeeping: InterruptedDeletionMarking {
+    /// Removes the owner's metadata of a deleted snapshot (snapper's `.snapshots/N`,
+    /// timeshift's snapshot directory), only once no volume is left inside it.
+    /// Returns the path removed, or nil when there was nothing (yet) to remove.
+    func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String?
+}
+
+/// No owner keeps anything: what a listing-only fake has.
+public struct NoOwnerHousekeeping: OwnerHousekeeping {
+    public init() {}
+    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? { nil }
+    public func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool { false }
+    public func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws {}
+    public func markedDirectories(in scope: InterruptedDeletionScope) throws -> MarkedDirectoryScan {
+        MarkedDirectoryScan()
+    }
+    public func finishInterruptedDeletion(_ directory: MarkedDeletionDirectory) throws -> Bool { false }
+    public func dropDeletionMarker(_ directory: MarkedDeletionDirectory) throws {}
+}
+
+/// Closes the gap between deleting a snapshot's subvolume and removing its owner's
+/// directory (snapper's `.snapshots/N`, timeshift's `snapshots/DATE`): before the
+/// subvolume goes, a marker file (`.carve-deleting`) is written into the directory;
+/// the metadata removal takes it last with the directory. A run killed in between
+/// leaves the directory with the marker and without its subvolume, and the next run,
+/// holding the lock, finishes it. Without this (a listing fake) no marker is left, as
+/// carve did before.
 public protocol InterruptedDeletionMarking: Sendable {
     /// Writes the marker into the snapshot's manager directory. Returns whether a
     /// failed deletion may take it back: snapper's always; timeshift's only when this
@@ -41,7 +64,7 @@ public struct MarkedDeletionDirectory: Sendable, Hashable {
     /// What of the snapshot is still there: snapper's `snapshot`, timeshift's `@…`
     /// entries (sorted). Empty: the interrupted run deleted it all.
     public var remaining: [String]
-    /// The kind of filesystem it is on: the backend that finishes it.
+    /// The kind of filesystem it is on.
     public var kind: FilesystemKind = .btrfs
 
     public init(path: String, config: String?, number: Int, snapshotPresent: Bool) {
@@ -78,24 +101,24 @@ public struct MarkedDirectoryScan: Sendable {
     }
 }
 
-/// A filesystem a run works on and the manager directories its listing showed
-/// (snapper's `.snapshots`, timeshift's `snapshots`), as mounted paths.
+/// A filesystem a run works on and, for each owner that marks, the directories holding
+/// its snapshots' directories that the listing showed (snapper's `.snapshots`,
+/// timeshift's `snapshots`), as mounted paths.
 public struct InterruptedDeletionScope: Sendable {
     public var filesystem: Filesystem
-    public var snapperDirectories: [String]
-    public var timeshiftDirectories: [String]
-    public init(filesystem: Filesystem, snapperDirectories: [String] = [], timeshiftDirectories: [String] = []) {
-        self.filesystem = filesystem; self.snapperDirectories = snapperDirectories
-        self.timeshiftDirectories = timeshiftDirectories
+    public var seen: [SnapshotManager: [String]]
+    public init(filesystem: Filesystem, seen: [SnapshotManager: [String]] = [:]) {
+        self.filesystem = filesystem; self.seen = seen
     }
 
     /// One scope per listing: a directory no config or fixed place names is found
     /// through the snapshots of it that are listed.
     public static func from(_ listings: [VolumeListing]) -> [InterruptedDeletionScope] {
-        listings.map { listing in
-            InterruptedDeletionScope(
-                filesystem: listing.filesystem, snapperDirectories: parents(of: listing, .snapper),
-                timeshiftDirectories: parents(of: listing, .timeshift))
+        let marking = SnapshotOwners.all.filter(\.marksDeletion).map(\.manager)
+        return listings.map { listing in
+            var seen: [SnapshotManager: [String]] = [:]
+            for manager in marking { seen[manager] = parents(of: listing, manager) }
+            return InterruptedDeletionScope(filesystem: listing.filesystem, seen: seen)
         }
     }
 

@@ -39,14 +39,15 @@ public struct InterruptedDeletionReport: Sendable {
 /// marker it sees belongs to a live run. Nothing it meets fails the run: each
 /// problem is a warning, and the directory stays for the next run.
 public struct InterruptedDeletionSweep: Sendable {
-    public let backend: any SnapshotBackend
+    /// The owners' rooms, which find, finish and drop their markers.
+    public let owners: any InterruptedDeletionMarking
     public let dryRun: Bool
 
-    public init(backend: any SnapshotBackend, dryRun: Bool) { self.backend = backend; self.dryRun = dryRun }
+    public init(owners: any InterruptedDeletionMarking, dryRun: Bool) { self.owners = owners; self.dryRun = dryRun }
 
     public func run(_ scopes: [InterruptedDeletionScope]) -> InterruptedDeletionReport {
         var report = InterruptedDeletionReport(dryRun: dryRun)
-        let marking = backend
+        let marking = owners
         for scope in scopes {
             let scan: MarkedDirectoryScan
             do {
@@ -68,7 +69,8 @@ public struct InterruptedDeletionSweep: Sendable {
         into report: inout InterruptedDeletionReport
     ) {
         do {
-            if directory.snapshotPresent, directory.manager == .timeshift {
+            if directory.snapshotPresent, SnapshotOwners.owner(directory.manager)?.markerCoversSeveralSubvolumes == true
+            {
                 report.partlyDeleted.append(directory)
             } else if directory.snapshotPresent {
                 if !dryRun { try marking.dropDeletionMarker(directory) }

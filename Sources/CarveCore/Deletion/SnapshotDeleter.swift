@@ -77,9 +77,13 @@ public struct DeletionOutcome: Sendable {
 public struct SnapshotDeleter: Sendable {
     public let backend: any SnapshotBackend
     public let rules: DeletionRules
+    /// What the owners keep beside their snapshots (markers, metadata).
+    public let owners: any OwnerHousekeeping
 
-    public init(backend: any SnapshotBackend, rules: DeletionRules) {
+    /// `owners` nil: the backend's own when it keeps them too (a fake), else none.
+    public init(backend: any SnapshotBackend, rules: DeletionRules, owners: (any OwnerHousekeeping)? = nil) {
         self.backend = backend; self.rules = rules
+        self.owners = owners ?? (backend as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
     }
 
     /// Deletes one snapshot if its current state allows it, then its manager metadata.
@@ -104,27 +108,27 @@ public struct SnapshotDeleter: Sendable {
         } catch let error as SystemCallError where error.errno == Errno.ENOENT {
             return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
         } catch let refusal as RefusedByFilesystem {
-            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
+            if marked { try? owners.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .refused([refusal.protection]))
         } catch let error as SystemCallError {
-            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
+            if marked { try? owners.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failedToDelete(error))
         } catch {
-            if marked { try? backend.unmarkDeletion(of: current, on: filesystem) }
+            if marked { try? owners.unmarkDeletion(of: current, on: filesystem) }
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
         return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
     }
 
-    /// Marks a snapper or timeshift snapshot's directory before its subvolume goes, so
+    /// Marks the directory of an owner that marks (snapper's, timeshift's) before its subvolume goes, so
     /// a run killed in between leaves what the next run finishes. True when a failed
     /// deletion takes the marker back (see `markDeletion`). A marker that cannot be
     /// written (a full disk) does not stop the deletion: freeing space comes first.
     private func mark(_ subvolume: Volume, on filesystem: Filesystem) -> Bool {
-        guard [.snapper, .timeshift].contains(subvolume.metadata.manager),
+        guard SnapshotOwners.owner(subvolume.metadata.manager)?.marksDeletion == true,
             subvolume.metadata.metadataPath != nil
         else { return false }
-        return (try? backend.markDeletion(of: subvolume, on: filesystem)) ?? false
+        return (try? owners.markDeletion(of: subvolume, on: filesystem)) ?? false
     }
 
     /// The manager's metadata goes only after the snapshot itself is gone, so a
@@ -133,7 +137,7 @@ public struct SnapshotDeleter: Sendable {
         var outcome = outcome
         guard outcome.snapshot.subvolume.metadata.metadataPath != nil else { return outcome }
         do {
-            outcome.metadataRemoved = try backend.removeManagerMetadata(
+            outcome.metadataRemoved = try owners.removeManagerMetadata(
                 of: outcome.snapshot.subvolume, on: outcome.snapshot.filesystem)
         } catch {
             outcome.metadataWarning = reportable(error, outcome.snapshot).message

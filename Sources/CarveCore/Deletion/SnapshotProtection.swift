@@ -87,8 +87,8 @@ public struct DeletionRules: Sendable {
     ) -> [Protection] {
         var found: [Protection] = []
         if !subvolume.isSnapshot { found.append(.notSnapshot) }
-        if let engine = SnapshotOwners.engine(subvolume.metadata.manager), let tool = engine.deletingTool {
-            found.append(.ownedBy(engine.manager, tool: tool))
+        if let tool = SnapshotOwners.owner(subvolume.metadata.manager)?.deletingTool {
+            found.append(.ownedBy(subvolume.metadata.manager, tool: tool))
         }
         if subvolume.isDefault { found.append(.defaultSubvolume) }
         if subvolume.mountpoints.contains("/") {
@@ -97,9 +97,9 @@ public struct DeletionRules: Sendable {
             found.append(.mounted(subvolume.mountpoints))
         }
         if !subvolume.mountsInside.isEmpty { found.append(.mountsInside(subvolume.mountsInside)) }
-        let snapper = subvolume.metadata.manager == .snapper
-        if snapper && subvolume.metadata.number == 0 { found.append(.snapperZero) }
-        if snapper && subvolume.metadata.important && !includeImportant { found.append(.important) }
+        if let owner = SnapshotOwners.owner(subvolume.metadata.manager) {
+            found += owner.protections(of: subvolume, rules: self)
+        }
         if subvolume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
         if let chain = subvolume.chainParent, !breakChains { found.append(.chainParent(chain)) }
         if subvolume.isCloneInUse && !named { found.append(.cloneInUse) }

@@ -6,18 +6,18 @@ import Glibc
 
 /// Snapshots of mounted btrfs filesystems, through libbtrfsutil (subvolumes from
 /// the top level, id 5, so snapshots outside the mounted subvolume are found) and
-/// the quota tree (sizes). Manager metadata is read from snapper's configs under
-/// the host root and from each snapshot's files through its mounted path.
+/// the quota tree (sizes). Owners recognise their snapshots (`SnapshotClassifier`), with
+/// what their rooms read under the host root first (`OwnerRooms.settings`) and each
+/// snapshot's files through its mounted path.
 public struct BtrfsSnapshotBackend: SnapshotBackend {
     public var mountTable: any MountTable
-    /// Where /etc/snapper and friends are.
+    /// Where the owners' files under /etc are.
     public var host: HostRoot
     /// Root lists every subvolume; anyone else gets the unprivileged iteration.
     public var isRoot: Bool
     /// Directories this backend opened for the `_fd` calls of a deletion run; closed
     /// when the last copy of the backend goes, so an in-process run leaves no mount busy.
     let roots = FilesystemRoots()
-    let filelists = SnapperFilelists()
 
     public init(host: HostRoot = .system, mountTable: (any MountTable)? = nil, isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable ?? ProcMountTable(host: host); self.host = host; self.isRoot = isRoot
@@ -77,12 +77,12 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
             found[index].isDefault = found[index].id == defaultID
         }
         BtrfsMounts.markMountsInside(&found, table: try mountTable.mounts())
-        let snapper = SnapperConfigFiles(host: host).load()
-        warnings += snapper.warnings
+        let owners = OwnerRooms(host: host).settings(for: filesystem)
+        warnings += owners.warnings
         let classifier = SnapshotClassifier(
-            snapperDirectories: snapperDirectories(snapper.configs, on: filesystem), timeZone: .current,
-            readFile: { path, limit in try MetadataFile.read(path, limit: limit) },
-            probe: { path in Files.exists(path) })
+            context: OwnerContext(
+                timeZone: .current, readFile: { path, limit in try MetadataFile.read(path, limit: limit) },
+                probe: { path in Files.exists(path) }, settings: owners.settings))
         let classifyWarnings = classifier.classify(&found)
         var listing = VolumeListing(
             filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
@@ -130,20 +130,6 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     func defaultSubvolume(of filesystem: Filesystem) throws -> UInt64 {
         let directory = try FileDescriptor(directory: filesystem.mountpoint)
         return try BtrfsQuery.defaultSubvolume(directory.fd, path: filesystem.mountpoint)
-    }
-
-    /// Each config's `.snapshots` directory located on this filesystem through the mounts.
-    func snapperDirectories(
-        _ configs: [SnapperConfig], on filesystem: Filesystem
-    ) -> [SnapshotClassifier.SnapperDirectory] {
-        configs.compactMap { config in
-            let snapshots = (config.subvolume == "/" ? "" : config.subvolume) + "/.snapshots"
-            // A config of another filesystem resolves through none of this one's mounts.
-            guard let uuid = try? BtrfsMounts.fsid(of: config.subvolume), uuid == filesystem.uuid,
-                let path = filesystem.topLevelPath(ofMountedPath: snapshots)
-            else { return nil }
-            return .init(config: config.name, topLevelPath: path, uniqueNumbers: config.uniqueNumbers)
-        }
     }
 
     func attachQuotaSizes(to listing: inout VolumeListing) throws {

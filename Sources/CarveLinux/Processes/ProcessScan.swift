@@ -89,18 +89,40 @@ struct ProcessScan {
 /// `/proc/PID/maps` lines: `START-END PERMS OFFSET MAJ:MIN INODE PATH`.
 enum MapsLines {
     /// The range of each distinct file (by device and inode) mapped from a device of major 0.
+    /// Read as bytes: the maps of every process come to hundreds of kilobytes, and
+    /// decoding and splitting them as Strings was most of a deletion run's look at /proc.
     static func ranges(ofFilesIn bytes: [UInt8]) -> [String] {
-        var seen = Set<Substring>()
+        var seen = Set<ArraySlice<UInt8>>()
         var ranges: [String] = []
-        let text = String(decoding: bytes, as: UTF8.self)
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[3].hasPrefix("00:"), fields[4] != "0", fields[5].hasPrefix("/") else {
-                continue
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            if let (range, identity) = fileRange(bytes[start..<end]), seen.insert(identity).inserted {
+                ranges.append(String(decoding: range, as: UTF8.self))
             }
-            let identity = line[fields[3].startIndex..<fields[4].endIndex]
-            if seen.insert(identity).inserted { ranges.append(String(fields[0])) }
+            start = end + 1
         }
         return ranges
+    }
+
+    /// The range and the device-and-inode of a line that maps a file on a device of major
+    /// 0; nil for any other line.
+    private static func fileRange(_ line: ArraySlice<UInt8>) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)? {
+        let space = UInt8(ascii: " ")
+        var fields: [Range<Int>] = []
+        var index = line.startIndex
+        while fields.count < 5 {
+            while index < line.endIndex && line[index] == space { index += 1 }
+            guard index < line.endIndex else { return nil }
+            let fieldStart = index
+            while index < line.endIndex && line[index] != space { index += 1 }
+            fields.append(fieldStart..<index)
+        }
+        while index < line.endIndex && line[index] == space { index += 1 }
+        let device = line[fields[3]], inode = line[fields[4]]
+        guard index < line.endIndex, line[index] == UInt8(ascii: "/"), device.starts(with: "00:".utf8),
+            !inode.elementsEqual("0".utf8)
+        else { return nil }
+        return (line[fields[0]], line[fields[3].lowerBound..<fields[4].upperBound])
     }
 }

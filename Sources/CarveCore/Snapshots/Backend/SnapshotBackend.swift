@@ -6,11 +6,11 @@ public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
     case lvmThin = "lvm-thin"
 }
 
-/// Every ability a backend that deletes has: listing, deleting, waiting for the space,
-/// and marking deletions so a killed run is finished by the next; and reading the paths
-/// that name snapshots. btrfs has them all, and so has `SnapshotBackendRegistry`.
-public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting & InterruptedDeletionMarking
-    & PathResolving
+/// Every ability a backend that deletes has: listing, deleting and waiting for the space,
+/// and reading the paths that name snapshots. btrfs has them all, and so has
+/// `SnapshotBackendRegistry`. What snapshot owners keep beside their snapshots is
+/// theirs (`OwnerHousekeeping`), not the backend's.
+public typealias SnapshotBackend = SnapshotListing & SnapshotDeleting & SpaceWaiting & PathResolving
 
 /// A filesystem's space: logical bytes used by data and metadata, and what statfs calls
 /// available and the size (what `df` shows; 0 when unknown).

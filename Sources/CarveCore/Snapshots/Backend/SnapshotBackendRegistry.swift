@@ -97,47 +97,11 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         try deleter(for: filesystem).deleteSubvolume(subvolume, on: filesystem, recursive: recursive)
     }
 
-    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? {
-        try deleter(for: filesystem).removeManagerMetadata(of: subvolume, on: filesystem)
-    }
-
     public func waitForCleanup(of ids: [UInt64], on filesystem: Filesystem) throws {
         try deleter(for: filesystem).waitForCleanup(of: ids, on: filesystem)
     }
 
     public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
         try deleter(for: filesystem).spaceUsage(of: filesystem)
-    }
-
-    // MARK: interrupted deletions: only a backend that deletes leaves markers
-
-    public func markDeletion(of subvolume: Volume, on filesystem: Filesystem) throws -> Bool {
-        try deleter(for: filesystem).markDeletion(of: subvolume, on: filesystem)
-    }
-
-    public func unmarkDeletion(of subvolume: Volume, on filesystem: Filesystem) throws {
-        try deleter(for: filesystem).unmarkDeletion(of: subvolume, on: filesystem)
-    }
-
-    public func markedDirectories(in scope: InterruptedDeletionScope) throws -> MarkedDirectoryScan {
-        guard let backend = full[scope.filesystem.kind] else { return MarkedDirectoryScan() }
-        var scan = try backend.markedDirectories(in: scope)
-        for index in scan.directories.indices { scan.directories[index].kind = scope.filesystem.kind }
-        return scan
-    }
-
-    public func finishInterruptedDeletion(_ directory: MarkedDeletionDirectory) throws -> Bool {
-        try marker(directory).finishInterruptedDeletion(directory)
-    }
-
-    public func dropDeletionMarker(_ directory: MarkedDeletionDirectory) throws {
-        try marker(directory).dropDeletionMarker(directory)
-    }
-
-    private func marker(_ directory: MarkedDeletionDirectory) throws -> any SnapshotBackend {
-        guard let backend = full[directory.kind] else {
-            throw RuntimeError("\(directory.path): no \(directory.kind.rawValue) backend deletes here")
-        }
-        return backend
     }
 }

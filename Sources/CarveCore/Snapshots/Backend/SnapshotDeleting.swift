@@ -11,10 +11,6 @@ public protocol SnapshotDeleting: Sendable {
     /// `RefusedByFilesystem` when the filesystem refused it for a reason it names.
     /// The snapshot is named by whoever reports the error: only its cause is shown.
     func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws
-    /// Removes the manager's metadata of a deleted snapshot (snapper's `.snapshots/N`,
-    /// timeshift's snapshot directory), only once no volume is left inside it.
-    /// Returns the path removed, or nil when there was nothing (yet) to remove.
-    func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String?
 }
 
 /// The filesystem refused a deletion in the deletion call itself, for a rule carve keeps

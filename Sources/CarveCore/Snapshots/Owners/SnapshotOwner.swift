@@ -1,76 +1,89 @@
-/// One owner of snapshots in a room of its own: it recognises its subvolumes by its
-/// own on-disk layout wherever that lives, dates them when it records a date, and says
-/// what protects them. Owners are registered in `SnapshotOwners.all`; adding one is
-/// its own file plus one line there.
+/// One owner of snapshots in a room of its own (`Snapshots/Owners/NAME/`): it recognises
+/// its subvolumes by its own on-disk layout wherever that lives, dates them when it
+/// records a date, says what protects them and whether its directory is marked while one
+/// is deleted. What it keeps on disk beside them (metadata removed after the snapshot,
+/// the marker, the sweep of an interrupted run) is its room in CarveLinux, the same
+/// type's `OwnerRoom` conformance there. Owners are registered in `SnapshotOwners.all`;
+/// adding one is its own files plus one line there.
 public protocol SnapshotOwner: Sendable {
     /// The name shown in MANAGER, JSON `manager` and accepted by `--manager`.
     var manager: SnapshotManager { get }
-    /// Byte strings one of which a path in this owner's layout contains: a subvolume
-    /// whose paths contain none is not looked at further (most are not).
+    /// Byte strings one of which a path (top-level or mounted) in this owner's layout
+    /// contains: the default `mayOwn`. Most subvolumes contain none and are passed over.
     var pathHints: [StaticString] { get }
-    /// The owner's metadata when `place` lies in its layout, else nil.
-    func recognise(_ place: OwnerPlace, probe: OwnerProbe) -> ManagerMetadata?
-    /// Why carve never deletes this owner's subvolumes, whether named or selected;
-    /// nil when the other safety rules decide.
+    /// A cheap look at the path's bytes: false when the subvolume cannot be this owner's,
+    /// so `recognise` is not asked (splitting every path cost more than listing it). The
+    /// classifier asks it only of an owner without `pathHints`.
+    func mayOwn(_ path: OwnerPathBytes) -> Bool
+    /// nil when `place` is not in this owner's layout and the next owner is asked; else
+    /// the verdict, final: the metadata (nil: listed as plain) and a warning.
+    func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition?
+    /// Why carve never deletes this owner's subvolumes, whether named or selected: the tool
+    /// that does (a container engine's); nil when the other safety rules decide.
     var deletingTool: String? { get }
+    /// The owner's own rules that keep one of its snapshots (snapper's number 0 and
+    /// `important`), given the flags that lift some.
+    func protections(of subvolume: Volume, rules: DeletionRules) -> [Protection]
+    /// True when the snapshot's metadata directory is marked before its subvolume goes, so
+    /// a killed run leaves what the next run finishes (see `InterruptedDeletionMarking`).
+    var marksDeletion: Bool { get }
+    /// True when one marked directory holds several subvolumes (timeshift's `@`, `@home`):
+    /// a marked one with some left may have lost a sibling, so its marker stays on record.
+    var markerCoversSeveralSubvolumes: Bool { get }
 }
 
-/// Where a subvolume lies, split into path components once for every owner.
-public struct OwnerPlace: Sendable {
-    /// Its path from the top level, e.g. ["@", "var", "lib", "docker", "btrfs", "subvolumes", "ID"].
-    public var components: [Substring]
-    /// Its path through a mount, when a mount reaches it.
-    public var mountedComponents: [Substring]?
-    public var mountedPath: String?
-    public var readOnly: Bool
+extension SnapshotOwner {
+    public var pathHints: [StaticString] { [] }
+    public func mayOwn(_ path: OwnerPathBytes) -> Bool { path.containsAny(pathHints) }
+    public var deletingTool: String? { nil }
+    public func protections(of subvolume: Volume, rules: DeletionRules) -> [Protection] { [] }
+    public var marksDeletion: Bool { false }
+    public var markerCoversSeveralSubvolumes: Bool { false }
+}
 
-    public init(path: String, mountedPath: String?, readOnly: Bool) {
-        components = path.split(separator: "/")
-        mountedComponents = mountedPath.map { $0.split(separator: "/") }
-        self.mountedPath = mountedPath; self.readOnly = readOnly
-    }
-
-    /// The first place (top-level or mounted components) where `sequence` occurs followed
-    /// by at least `after` more components: the mounted path when a mount reaches it
-    /// (that is where an owner's files can be looked at), then the top-level path.
-    public func find(_ sequence: [String], after: Int = 1) -> (mounted: Bool, prefix: [Substring])? {
-        if let mounted = mountedComponents, let at = Self.index(of: sequence, in: mounted, after: after) {
-            return (true, Array(mounted[..<at]))
-        }
-        if let at = Self.index(of: sequence, in: components, after: after) { return (false, Array(components[..<at])) }
-        return nil
-    }
-
-    static func index(of sequence: [String], in components: [Substring], after: Int) -> Int? {
-        guard components.count >= sequence.count + after else { return nil }
-        return (0...(components.count - sequence.count - after)).first { start in
-            sequence.indices.allSatisfy { components[start + $0] == sequence[$0] }
-        }
+/// An owner's verdict on a subvolume in its layout.
+public struct OwnerRecognition: Sendable {
+    /// What the owner recorded; nil: it is listed as plain.
+    public var metadata: ManagerMetadata?
+    /// Why its metadata could not be used, for the listing's warnings.
+    public var warning: String?
+    public init(_ metadata: ManagerMetadata?, warning: String? = nil) {
+        self.metadata = metadata; self.warning = warning
     }
 }
 
-/// Looks at an owner's own files beside its subvolumes: true when `path` (absolute,
-/// through a mount) exists. Answers are cached per run by the classifier.
-public typealias OwnerProbe = @Sendable (_ path: String) -> Bool
-
-/// Every owner carve knows, in the order they are asked: engines before managers, so
-/// a manager-like name inside an engine's storage is still the engine's.
+/// Every owner carve knows, in the order they are asked: engines before managers, so a
+/// manager-like name inside an engine's storage is still the engine's; snapper before
+/// timeshift before btrbk, whose names are the least telling.
 public enum SnapshotOwners {
-    /// The container engines, whose subvolumes are their live data.
-    public static let engines: [any SnapshotOwner] = [
+    /// The one registration list.
+    public static let all: [any SnapshotOwner] = [
         DockerOwner(),
         ContainersStorageOwner(),
         MachinesOwner(),
         IncusOwner(),
+        SnapperOwner(),
+        TimeshiftOwner(),
+        BtrbkOwner(),
     ]
 
-    /// Every engine's path hints, once: the classifier's first, cheap test.
-    static let engineHints: [StaticString] = engines.flatMap(\.pathHints)
+    private static let byName: [SnapshotManager: any SnapshotOwner] = Dictionary(
+        all.map { ($0.manager, $0) }, uniquingKeysWith: { first, _ in first })
 
+    /// The owner of this name; nil for `plain`.
+    public static func owner(_ manager: SnapshotManager) -> (any SnapshotOwner)? { byName[manager] }
+
+    /// The container engine of this name, whose subvolumes are its live data.
     static func engine(_ manager: SnapshotManager) -> (any SnapshotOwner)? {
-        engines.first { $0.manager == manager }
+        guard let owner = byName[manager], owner.deletingTool != nil else { return nil }
+        return owner
     }
 
-    /// The names `--manager` accepts, for its error message.
-    public static var names: [String] { SnapshotManager.allCases.map(\.rawValue) }
+    /// The snapshot managers' names, and the container engines'.
+    public static let managerNames = all.filter { $0.deletingTool == nil }.map(\.manager.rawValue)
+    public static let engineNames = all.filter { $0.deletingTool != nil }.map(\.manager.rawValue)
+
+    /// The names `--manager` accepts, in the order its error lists them: the managers,
+    /// `plain`, then the engines.
+    public static let names: [String] = managerNames + [SnapshotManager.plain.rawValue] + engineNames
 }

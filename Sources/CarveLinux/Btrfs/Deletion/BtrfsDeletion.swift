@@ -54,16 +54,6 @@ extension BtrfsSnapshotBackend {
             "btrfs_util_delete_subvolume_by_id_fd")
     }
 
-    public func removeManagerMetadata(of subvolume: Volume, on filesystem: Filesystem) throws -> String? {
-        guard let path = subvolume.metadata.metadataPath else { return nil }
-        guard subvolume.metadata.manager == .snapper else { return try ManagerMetadataRemoval.remove(path) }
-        let removed = try ManagerMetadataRemoval.remove(path, keepingHighestNumber: subvolume.metadata.uniqueNumbers)
-        if removed != nil, let number = subvolume.metadata.number {
-            try filelists.removeCaches(of: UInt64(number), in: PathText.parent(of: path))
-        }
-        return removed
-    }
-
     /// Commits, waits for the commit, then polls the cleaner's list of deleted
     /// subvolumes; a last commit makes the freed extents count as free.
     public func waitForCleanup(of ids: [UInt64], on filesystem: Filesystem) throws {

@@ -7,8 +7,12 @@ struct ContainersStorageOwner: SnapshotOwner {
     var pathHints: [StaticString] { ["btrfs/subvolumes/"] }
     var deletingTool: String? { "podman" }
 
-    func recognise(_ place: OwnerPlace, probe: OwnerProbe) -> ManagerMetadata? {
-        guard GraphDriverLayout.engine(of: place, probe: probe) == .containersStorage else { return nil }
-        return GraphDriverLayout.metadata(manager, place)
+    func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
+        guard GraphDriverLayout.engine(of: place, probe: context.probe) == .containersStorage else { return nil }
+        return OwnerRecognition(GraphDriverLayout.metadata(manager, place))
     }
+}
+
+extension SnapshotManager {
+    public static let podman = SnapshotManager(rawValue: "podman")
 }

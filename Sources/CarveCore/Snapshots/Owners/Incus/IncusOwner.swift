@@ -12,15 +12,20 @@ struct IncusOwner: SnapshotOwner {
         "custom-snapshots", "images", "buckets",
     ]
 
-    func recognise(_ place: OwnerPlace, probe: OwnerProbe) -> ManagerMetadata? {
+    func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
         for components in [place.mountedComponents ?? [], place.components] {
             guard let at = OwnerPlace.index(of: ["storage-pools"], in: components, after: 3),
                 Self.kinds.contains(components[at + 2])
             else { continue }
-            return ManagerMetadata(
-                manager: manager, config: String(components[at + 1]),
-                name: components[(at + 3)...].joined(separator: "/"))
+            return OwnerRecognition(
+                ManagerMetadata(
+                    manager: manager, config: String(components[at + 1]),
+                    name: components[(at + 3)...].joined(separator: "/")))
         }
         return nil
     }
+}
+
+extension SnapshotManager {
+    public static let incus = SnapshotManager(rawValue: "incus")
 }

@@ -6,8 +6,12 @@ struct MachinesOwner: SnapshotOwner {
     var pathHints: [StaticString] { ["machines/"] }
     var deletingTool: String? { "machinectl" }
 
-    func recognise(_ place: OwnerPlace, probe: OwnerProbe) -> ManagerMetadata? {
+    func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
         guard place.find(["var", "lib", "machines"]) != nil else { return nil }
-        return ManagerMetadata(manager: manager, name: place.components.last.map(String.init))
+        return OwnerRecognition(ManagerMetadata(manager: manager, name: place.components.last.map(String.init)))
     }
+}
+
+extension SnapshotManager {
+    public static let machines = SnapshotManager(rawValue: "machines")
 }

@@ -45,6 +45,11 @@ enum DeletionMarkerDirectory {
         return true
     }
 
+    /// The marker's text up to the path it names: only its name counts, the text is for people.
+    static func text(_ subvolume: Volume) -> String {
+        "carve (pid \(getpid())) is deleting subvolume \(subvolume.id) \(subvolume.uuid) at "
+    }
+
     static func removeMarker(in path: String) throws {
         guard let directory = try DirectoryAccess.openIfPresent(path, "cannot remove \(path)/\(marker)") else { return }
         guard directory.closeAfter({ unlinkat($0.fd, marker, 0) }) == 0 || errno == ENOENT else {
