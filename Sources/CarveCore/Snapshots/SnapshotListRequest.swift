@@ -18,9 +18,26 @@ public struct SnapshotListRequest: Sendable {
         backend: any SnapshotBackend, scanning: (() throws -> VolumeListing) throws -> VolumeListing = { try $0() }
     ) throws -> [VolumeListing] {
         let listed = try filesystems(backend).map { filesystem in
-            try scanning { try backend.subvolumes(of: filesystem, sizes: sizes) }
+            do {
+                return try scanning { try backend.subvolumes(of: filesystem, sizes: sizes) }
+            } catch let error as SystemCallError where paths.isEmpty && Self.isGone(error) {
+                return Self.unmounted(filesystem, error)
+            }
         }
         return BackupChains.linked(listed, backend: backend)
+    }
+
+    /// Listing every mounted filesystem, one unmounted between the mount table and its
+    /// listing (an automount, another program's test) is left out with a warning; a
+    /// filesystem named on the command line is not: its error is the run's.
+    static func isGone(_ error: SystemCallError) -> Bool {
+        error.errno == Errno.ENOENT || error.errno == Errno.ENOTDIR
+    }
+
+    static func unmounted(_ filesystem: Filesystem, _ error: SystemCallError) -> VolumeListing {
+        var listing = VolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
+        listing.warnings = ["\(filesystem.mountpoint) was unmounted while carve read it; left out (\(error.message))"]
+        return listing
     }
 
     /// The filesystems of the given paths, each once; every mounted one without paths.

@@ -89,7 +89,7 @@ public struct SystemCallError: ReportableError, Equatable {
 /// errno names and texts without importing libc into the core.
 public enum Errno {
     /// The values carve tests for by name (Linux's numbers; CarveCore imports no libc).
-    public static let EPERM: Int32 = 1, ENOENT: Int32 = 2, EACCES: Int32 = 13, EBUSY: Int32 = 16
+    public static let EPERM: Int32 = 1, ENOENT: Int32 = 2, EACCES: Int32 = 13, EBUSY: Int32 = 16, ENOTDIR: Int32 = 20
 
     private static let names: [Int32: (String, String)] = [
         1: ("EPERM", "operation not permitted"), 2: ("ENOENT", "no such file or directory"),
