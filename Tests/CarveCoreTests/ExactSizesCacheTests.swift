@@ -54,6 +54,7 @@ import Testing
         /// What a scan that takes the cache's trees and reads the rest gives.
         func scan(with cache: ExactSizesCache) -> (ExactSizes, read: [UInt64]) {
             let reused = cache.reusable(for: subvolumes)
+            var cache = cache
             var exact = cache.seed(subvolumes: ids, reused: reused)
             var read: [UInt64] = []
             for id in ids where reused[id] == nil {

@@ -67,26 +67,36 @@ public struct ExactSizesCache: Sendable, Hashable {
         return found
     }
 
-    /// The extent map of `subvolumes` (every tree of the scan, ascending) holding the
+    /// The extent map of `subvolumes` (every tree of the scan, the read-only ones
+    /// ascending by id among them, as the cache numbers its trees) holding the
     /// cached trees of `reused` (as `reusable` gives), with their tree sizes and counts;
-    /// the other trees are then read into it.
-    public func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
-        var map = ExtentMap(subvolumes: subvolumes)
-        // Room for the cached extents and the few a run adds: no doubling on the way.
-        map.reserveExtents(extents.count)
+    /// the other trees are then read into it. The cache hands its extents to the map
+    /// and keeps none (its trees and hints stay): on 1.5 M extents, holding both
+    /// copies while the map was built cost 48 MB at the peak.
+    public mutating func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
         var treeBytes: [UInt64: UInt64] = [:]
+        var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
         for (position, id) in subvolumes.enumerated() {
             guard let index = reused[id] else { continue }
             target[index] = position
             let tree = trees[index]
-            if tree.hasInline { map.addInline(subvolume: id, bytes: tree.inlineBytes) }
+            if tree.hasInline { inline.append((id, tree.inlineBytes)) }
             treeBytes[id] = tree.treeBytes
         }
         let translation = IndexTranslation(target)
-        for (key, set) in zip(extents, sets) {
-            if let moved = translation.apply(set) { map.restore(key, set: moved) }
+        // Taken out first, so that the arrays have one owner and change in place.
+        var keys = extents, moved = sets
+        extents = []; sets = []
+        var kept = 0
+        for index in keys.indices {
+            guard let set = translation.apply(moved[index]) else { continue }
+            keys[kept] = keys[index]; moved[kept] = set
+            kept += 1
         }
+        keys.removeLast(keys.count - kept); moved.removeLast(moved.count - kept)
+        var map = ExtentMap(subvolumes: subvolumes, keys: keys, sets: moved)
+        for (id, bytes) in inline { map.addInline(subvolume: id, bytes: bytes) }
         let report = ExtentScanReport(cachedSubvolumes: reused.count)
         return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
     }
@@ -99,11 +109,27 @@ public struct ExactSizesCache: Sendable, Hashable {
         var cacheIndex: [UInt64: Int] = [:]
         for (index, subvolume) in kept.enumerated() { cacheIndex[subvolume.id] = index }
         let translation = IndexTranslation(ids.map { cacheIndex[$0] ?? -1 })
-        var pairs: [(ExtentKey, SubvolumeSet)] = []
-        exact.map.forEachExtent { key, set in
-            if let moved = translation.apply(set) { pairs.append((key, moved)) }
+        // Sorted through (bytenr, position) pairs of 16 bytes, then gathered once: a
+        // sorted copy of (key, set) pairs and two arrays mapped from it held 64 bytes
+        // an extent at the peak, on top of the map; this holds 48.
+        var order: [(bytenr: UInt64, position: UInt32)] = []
+        order.reserveCapacity(exact.map.extentCount)
+        var position: UInt32 = 0
+        exact.map.forEachExtent { key, _ in
+            order.append((key.diskBytenr, position)); position += 1
         }
-        pairs.sort { ($0.0.diskBytenr, $0.0.diskBytes) < ($1.0.diskBytenr, $1.0.diskBytes) }
+        let keys = exact.map.keys, sets = exact.map.sets
+        order.sort {
+            $0.bytenr != $1.bytenr
+                ? $0.bytenr < $1.bytenr : keys[Int($0.position)].diskBytes < keys[Int($1.position)].diskBytes
+        }
+        var extents: [ExtentKey] = [], keptSets: [SubvolumeSet] = []
+        extents.reserveCapacity(order.count); keptSets.reserveCapacity(order.count)
+        for (_, position) in order {
+            guard let moved = translation.apply(sets[Int(position)]) else { continue }
+            extents.append(keys[Int(position)]); keptSets.append(moved)
+        }
+        order = []
         self.init(
             filesystem: filesystem, nodeSize: exact.nodeSize,
             trees: kept.map { subvolume in
@@ -112,7 +138,7 @@ public struct ExactSizesCache: Sendable, Hashable {
                     id: subvolume.id, uuid: subvolume.uuid, generation: subvolume.generation,
                     inlineBytes: inline ?? 0, hasInline: inline != nil, treeBytes: exact.treeBytes[subvolume.id] ?? 0)
             },
-            extents: pairs.map(\.0), sets: pairs.map(\.1))
+            extents: extents, sets: keptSets)
     }
 
     /// The trees by (id, UUID, generation): two caches of the same keys hold the same

@@ -102,7 +102,9 @@ extension ExactSizesCache {
         }
         let extentCount = try reader.count(atMost: payload.count)
         var extents: [ExtentKey] = [], sets: [SubvolumeSet] = []
-        extents.reserveCapacity(extentCount); sets.reserveCapacity(extentCount)
+        // With the sixteenth to spare that the map seeded from them keeps for a run's new
+        // extents: they become its storage, and growing them later would copy them.
+        extents.reserveCapacity(extentCount + extentCount / 16); sets.reserveCapacity(extentCount + extentCount / 16)
         var bytenr: UInt64 = 0
         for index in 0..<extentCount {
             let step = try reader.number()
