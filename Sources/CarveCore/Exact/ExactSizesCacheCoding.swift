@@ -36,7 +36,12 @@ extension ExactSizesCache {
     static let headerSize = 32
 
     public func encoded() -> [UInt8] {
+        // The header's room first, filled in at the end, and room for about 7 bytes an
+        // extent: growing by doubling and then copying the payload behind the header
+        // held up to three times the file (30 MB for 1.5 M extents) at once.
         var out = CacheWriter()
+        out.bytes.reserveCapacity(Self.headerSize + 8 * extents.count + 64 * trees.count + 4096)
+        out.bytes += [UInt8](repeating: 0, count: Self.headerSize)
         out.text(filesystem)
         out.number(nodeSize)
         out.number(UInt64(trees.count))
@@ -69,11 +74,14 @@ extension ExactSizesCache {
             }
         }
         var header = Self.magic
+        // No slice kept past the checksum: one still held would make the change below copy.
+        let checksum = Self.checksum(out.bytes[Self.headerSize...])
         // The version's word holds the version, then four zero bytes.
-        for value in [UInt64(Self.version), UInt64(out.bytes.count), Self.checksum(out.bytes)] {
+        for value in [UInt64(Self.version), UInt64(out.bytes.count - Self.headerSize), checksum] {
             header += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
         }
-        return header + out.bytes
+        out.bytes.replaceSubrange(0..<Self.headerSize, with: header)
+        return out.bytes
     }
 
     public init(decoding bytes: [UInt8]) throws(ExactSizesCacheDamage) {
