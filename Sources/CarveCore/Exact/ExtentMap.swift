@@ -55,6 +55,10 @@ public struct ExtentMap: Sendable {
         inlineBytes[subvolume, default: 0] += bytes
     }
 
+    /// Gives back the room kept for extents a scan might still add: called once the
+    /// scan is done, before the cache's sorted copy is made beside the map.
+    public mutating func shrinkToFit() { extents.shrinkToFit() }
+
     /// The number of distinct data extents.
     public var extentCount: Int { extents.count }
 

@@ -51,6 +51,22 @@ struct ExtentTable: Sendable {
         if wanted > slots.count { rebuildIndex(slotCount: wanted) }
     }
 
+    /// Gives back the room kept for growth: arrays grown by doubling hold up to twice
+    /// what they need, the index up to four slots an extent. One array is copied at a time.
+    mutating func shrinkToFit() {
+        func fitted<Element>(_ array: inout [Element]) {
+            guard array.capacity > array.count + array.count / 16 else { return }
+            var fresh: [Element] = []
+            fresh.reserveCapacity(array.count)
+            fresh.append(contentsOf: array)
+            array = fresh
+        }
+        fitted(&keys)
+        fitted(&sets)
+        let wanted = max(16, 2 * (keys.count + keys.count / 16))
+        if slots.count > wanted { rebuildIndex(slotCount: wanted) }
+    }
+
     /// Adds `member` to the set of the extent `key`, making the extent if it is new.
     mutating func insert(_ key: ExtentKey, member: UInt32) {
         let found = position(of: key)

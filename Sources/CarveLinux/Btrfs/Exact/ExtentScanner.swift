@@ -162,6 +162,7 @@ extension BtrfsSnapshotBackend {
             cached: cached.take(), reused: reused, hints: hints,
             writable: Set(listing.subvolumes.filter { !$0.readOnly }.map(\.id)))
         if let store, ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cachedKeys {
+            exact.map.shrinkToFit()
             var fresh = ExactSizesCache(filesystem: uuid, keeping: listing.subvolumes, of: exact)
             fresh.directoryHints = hints.all.mapValues { $0.map(\.hint) }
             do {
