@@ -109,6 +109,21 @@ import Testing
         #expect(exact.scan.cachedSubvolumes == 18)
     }
 
+    @Test func theFileWrittenStraightFromTheMapIsTheCachesEncoding() throws {
+        var model = series()
+        model.volumes[303]!.readOnly = false
+        model.churn(20)
+        let hints: [String: [ExactSizesCache.DirectoryHint]] = [
+            "u256": [.init(id: 300, leafBytesPerSizeByte: 1.75, entryLeafBytes: 9000)]
+        ]
+        var written = cache(of: model)
+        written.directoryHints = hints
+        let direct = ExactSizesCache.encoded(
+            filesystem: written.filesystem, keeping: model.subvolumes, of: model.fullScan(), directoryHints: hints)
+        #expect(direct == written.encoded())
+        #expect(try ExactSizesCache(decoding: direct) == written)
+    }
+
     @Test func writableSubvolumesAreNeverCached() {
         var model = series()
         model.volumes[303]!.readOnly = false

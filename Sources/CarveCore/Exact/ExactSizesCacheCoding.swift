@@ -36,11 +36,19 @@ extension ExactSizesCache {
     static let headerSize = 32
 
     public func encoded() -> [UInt8] {
+        encoded(extentCount: extents.count) { body in
+            for (key, set) in zip(extents, sets) { body(key, set) }
+        }
+    }
+
+    /// This cache's trees and hints with the `extentCount` extents `forEach` gives
+    /// (ascending by key) in place of its own.
+    func encoded(extentCount: Int, _ forEach: ((ExtentKey, SubvolumeSet) -> Void) -> Void) -> [UInt8] {
         // The header's room first, filled in at the end, and room for about 7 bytes an
         // extent: growing by doubling and then copying the payload behind the header
         // held up to three times the file (30 MB for 1.5 M extents) at once.
         var out = CacheWriter()
-        out.bytes.reserveCapacity(Self.headerSize + 8 * extents.count + 64 * trees.count + 4096)
+        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + 4096)
         out.bytes += [UInt8](repeating: 0, count: Self.headerSize)
         out.text(filesystem)
         out.number(nodeSize)
@@ -49,9 +57,9 @@ extension ExactSizesCache {
             out.number(tree.id); out.text(tree.uuid); out.number(tree.generation)
             out.number(tree.hasInline ? tree.inlineBytes + 1 : 0); out.number(tree.treeBytes)
         }
-        out.number(UInt64(extents.count))
+        out.number(UInt64(extentCount))
         var previous: UInt64 = 0
-        for (key, set) in zip(extents, sets) {
+        forEach { key, set in
             out.number(key.diskBytenr &- previous); out.number(key.diskBytes)
             previous = key.diskBytenr
             let runs = set.runs

@@ -65,7 +65,12 @@ struct ExactSizesCacheStore {
 
     /// Replaces the cache of its filesystem with `cache`.
     func save(_ cache: ExactSizesCache) throws {
-        guard let name = Self.fileName(cache.filesystem) else { return }
+        try save(filesystem: cache.filesystem, encoded: cache.encoded())
+    }
+
+    /// Replaces the cache of `filesystem` with the file `bytes` (`ExactSizesCache`'s encoding).
+    func save(filesystem: String, encoded bytes: [UInt8]) throws {
+        guard let name = Self.fileName(filesystem) else { return }
         let path = directory + "/" + name
         var dir = openDirectory()
         if dir < 0 && errno == ENOENT {
@@ -81,7 +86,6 @@ struct ExactSizesCacheStore {
         let fd = openat(dir, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemCallError("cannot write \(path)", call: "open", errno: errno) }
         var failure: SystemCallError?
-        let bytes = cache.encoded()
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

@@ -163,10 +163,11 @@ extension BtrfsSnapshotBackend {
             writable: Set(listing.subvolumes.filter { !$0.readOnly }.map(\.id)))
         if let store, ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cachedKeys {
             exact.map.shrinkToFit()
-            var fresh = ExactSizesCache(filesystem: uuid, keeping: listing.subvolumes, of: exact)
-            fresh.directoryHints = hints.all.mapValues { $0.map(\.hint) }
+            let bytes = ExactSizesCache.encoded(
+                filesystem: uuid, keeping: listing.subvolumes, of: exact,
+                directoryHints: hints.all.mapValues { $0.map(\.hint) })
             do {
-                try store.save(fresh)
+                try store.save(filesystem: uuid, encoded: bytes)
             } catch {
                 if CacheWarning.first() {
                     listing.warnings.append(
