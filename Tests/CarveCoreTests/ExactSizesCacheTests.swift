@@ -54,6 +54,7 @@ import Testing
         /// What a scan that takes the cache's trees and reads the rest gives.
         func scan(with cache: ExactSizesCache) -> (ExactSizes, read: [UInt64]) {
             let reused = cache.reusable(for: subvolumes)
+            var cache = cache
             var exact = cache.seed(subvolumes: ids, reused: reused)
             var read: [UInt64] = []
             for id in ids where reused[id] == nil {
@@ -106,6 +107,21 @@ import Testing
         #expect(exact.treeBytes == full.treeBytes)
         #expect(exact.map.inlineBytes == full.map.inlineBytes)
         #expect(exact.scan.cachedSubvolumes == 18)
+    }
+
+    @Test func theFileWrittenStraightFromTheMapIsTheCachesEncoding() throws {
+        var model = series()
+        model.volumes[303]!.readOnly = false
+        model.churn(20)
+        let hints: [String: [ExactSizesCache.DirectoryHint]] = [
+            "u256": [.init(id: 300, leafBytesPerSizeByte: 1.75, entryLeafBytes: 9000)]
+        ]
+        var written = cache(of: model)
+        written.directoryHints = hints
+        let direct = ExactSizesCache.encoded(
+            filesystem: written.filesystem, keeping: model.subvolumes, of: model.fullScan(), directoryHints: hints)
+        #expect(direct == written.encoded())
+        #expect(try ExactSizesCache(decoding: direct) == written)
     }
 
     @Test func writableSubvolumesAreNeverCached() {

@@ -201,6 +201,25 @@ import Testing
         #expect(forward != backward)
     }
 
+    @Test func aShrunkMapAnswersAsBeforeAndStillGrows() {
+        // Enough extents that the arrays and the index have grown by doubling.
+        var references: [(UInt64, UInt64, UInt64)] = []
+        for index in 0..<3_000 as Range<UInt64> {
+            references.append((256 + index % 4, 4096 * (index / 2 + 1), index % 7 + 1))
+        }
+        let grown = map(references)
+        var shrunk = grown
+        shrunk.shrinkToFit()
+        #expect(shrunk == grown)
+        #expect(shrunk.exclusiveBytes() == grown.exclusiveBytes())
+        #expect(shrunk.referencedBytes() == grown.referencedBytes())
+        #expect(shrunk.reclaimCurve(deleting: [257, 258, 259]) == grown.reclaimCurve(deleting: [257, 258, 259]))
+        shrunk.addReference(subvolume: 259, diskBytenr: 4096 * 1_000_000, diskBytes: 8 * kib)
+        shrunk.addReference(subvolume: 258, diskBytenr: 4096, diskBytes: 1 * kib)
+        #expect(shrunk.extentCount == grown.extentCount + 1)
+        #expect(shrunk.exclusiveBytes()[259] == grown.exclusiveBytes()[259]! + 8 * kib)
+    }
+
     @Test func treeEstimateIsAtLeastTheRootBlock() {
         #expect(ExactSizes.treeEstimate(leafBytes: 0, nodeSize: 16 * kib) >= 16 * kib)
         #expect(ExactSizes.treeEstimate(leafBytes: 1_000_000, nodeSize: 16 * kib) > 1_000_000)

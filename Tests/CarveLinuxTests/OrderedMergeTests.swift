@@ -50,6 +50,13 @@ import Testing
         #expect(reports.all == Array(1...trees.count))
     }
 
+    @Test func theMapNumbersTheTopLevelFirstAndWritableTreesAfterTheReadOnlyOnes() {
+        // 256 the writable source, 258 another writable subvolume, the rest snapshots.
+        let order = ExtentScanner.mapOrder([259, 5, 256, 257, 258, 260, 257], writable: [5, 256, 258])
+        #expect(order == [5, 257, 259, 260, 256, 258])
+        #expect(ExtentScanner.mapOrder([258, 5, 257], writable: []) == [5, 257, 258])
+    }
+
     @Test func theFirstErrorStopsTheHandOut() {
         let trees: [UInt64] = [256, 257, 258, 259, 260]
         let merge = OrderedMerge(trees: trees, nodeSize: 16384, window: 4, progress: nil)

@@ -67,26 +67,36 @@ public struct ExactSizesCache: Sendable, Hashable {
         return found
     }
 
-    /// The extent map of `subvolumes` (every tree of the scan, ascending) holding the
+    /// The extent map of `subvolumes` (every tree of the scan, the read-only ones
+    /// ascending by id among them, as the cache numbers its trees) holding the
     /// cached trees of `reused` (as `reusable` gives), with their tree sizes and counts;
-    /// the other trees are then read into it.
-    public func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
-        var map = ExtentMap(subvolumes: subvolumes)
-        // Room for the cached extents and the few a run adds: no doubling on the way.
-        map.reserveExtents(extents.count)
+    /// the other trees are then read into it. The cache hands its extents to the map
+    /// and keeps none (its trees and hints stay): on 1.5 M extents, holding both
+    /// copies while the map was built cost 48 MB at the peak.
+    public mutating func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
         var treeBytes: [UInt64: UInt64] = [:]
+        var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
         for (position, id) in subvolumes.enumerated() {
             guard let index = reused[id] else { continue }
             target[index] = position
             let tree = trees[index]
-            if tree.hasInline { map.addInline(subvolume: id, bytes: tree.inlineBytes) }
+            if tree.hasInline { inline.append((id, tree.inlineBytes)) }
             treeBytes[id] = tree.treeBytes
         }
         let translation = IndexTranslation(target)
-        for (key, set) in zip(extents, sets) {
-            if let moved = translation.apply(set) { map.restore(key, set: moved) }
+        // Taken out first, so that the arrays have one owner and change in place.
+        var keys = extents, moved = sets
+        extents = []; sets = []
+        var kept = 0
+        for index in keys.indices {
+            guard let set = translation.apply(moved[index]) else { continue }
+            keys[kept] = keys[index]; moved[kept] = set
+            kept += 1
         }
+        keys.removeLast(keys.count - kept); moved.removeLast(moved.count - kept)
+        var map = ExtentMap(subvolumes: subvolumes, keys: keys, sets: moved)
+        for (id, bytes) in inline { map.addInline(subvolume: id, bytes: bytes) }
         let report = ExtentScanReport(cachedSubvolumes: reused.count)
         return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
     }
@@ -94,17 +104,62 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// What to keep of `exact`: the trees of `subvolumes` that are read-only and were
     /// read whole (a tree deleted during the scan has no `treeBytes`).
     public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes) {
+        let (skeleton, order, translation) = Self.keeping(filesystem: filesystem, subvolumes, of: exact)
+        self = skeleton
+        let keys = exact.map.keys, sets = exact.map.sets
+        extents.reserveCapacity(order.count); self.sets.reserveCapacity(order.count)
+        for position in order {
+            extents.append(keys[Int(position)]); self.sets.append(translation.apply(sets[Int(position)])!)
+        }
+    }
+
+    /// The file `init(filesystem:keeping:of:)` with `directoryHints` would encode to,
+    /// written straight from the map: a run that writes the cache then holds the map,
+    /// a permutation (4 bytes an extent) and the file, not a sorted copy of the
+    /// extents and their sets besides (48 bytes an extent: 72 MB at 1.5 M extents).
+    public static func encoded(
+        filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes,
+        directoryHints: [String: [DirectoryHint]]
+    ) -> [UInt8] {
+        let (kept, order, translation) = keeping(filesystem: filesystem, subvolumes, of: exact)
+        var skeleton = kept
+        skeleton.directoryHints = directoryHints
+        let keys = exact.map.keys, sets = exact.map.sets
+        return skeleton.encoded(extentCount: order.count) { body in
+            for position in order { body(keys[Int(position)], translation.apply(sets[Int(position)])!) }
+        }
+    }
+
+    /// The cache's trees with no extents yet, the positions in the map of the extents
+    /// it keeps (those some kept tree references), sorted by key, and the translation
+    /// of their sets.
+    private static func keeping(
+        filesystem: String, _ subvolumes: [Volume], of exact: ExactSizes
+    ) -> (
+        ExactSizesCache, [UInt32], IndexTranslation
+    ) {
         let kept = subvolumes.filter { $0.readOnly && exact.treeBytes[$0.id] != nil }.sorted { $0.id < $1.id }
-        let ids = exact.map.subvolumeIDs
         var cacheIndex: [UInt64: Int] = [:]
         for (index, subvolume) in kept.enumerated() { cacheIndex[subvolume.id] = index }
-        let translation = IndexTranslation(ids.map { cacheIndex[$0] ?? -1 })
-        var pairs: [(ExtentKey, SubvolumeSet)] = []
+        let translation = IndexTranslation(exact.map.subvolumeIDs.map { cacheIndex[$0] ?? -1 })
+        // Sorted through (bytenr, position) pairs of 16 bytes, then narrowed to the
+        // positions: a sorted copy of (key, set) pairs and two arrays mapped from it
+        // held 64 bytes an extent at the peak, on top of the map.
+        var pairs: [(bytenr: UInt64, position: UInt32)] = []
+        pairs.reserveCapacity(exact.map.extentCount)
+        var position: UInt32 = 0
         exact.map.forEachExtent { key, set in
-            if let moved = translation.apply(set) { pairs.append((key, moved)) }
+            if translation.keepsAny(of: set) { pairs.append((key.diskBytenr, position)) }
+            position += 1
         }
-        pairs.sort { ($0.0.diskBytenr, $0.0.diskBytes) < ($1.0.diskBytenr, $1.0.diskBytes) }
-        self.init(
+        let keys = exact.map.keys
+        pairs.sort {
+            $0.bytenr != $1.bytenr
+                ? $0.bytenr < $1.bytenr : keys[Int($0.position)].diskBytes < keys[Int($1.position)].diskBytes
+        }
+        let order = pairs.map(\.position)
+        pairs = []
+        let skeleton = ExactSizesCache(
             filesystem: filesystem, nodeSize: exact.nodeSize,
             trees: kept.map { subvolume in
                 let inline = exact.map.inlineBytes[subvolume.id]
@@ -112,7 +167,8 @@ public struct ExactSizesCache: Sendable, Hashable {
                     id: subvolume.id, uuid: subvolume.uuid, generation: subvolume.generation,
                     inlineBytes: inline ?? 0, hasInline: inline != nil, treeBytes: exact.treeBytes[subvolume.id] ?? 0)
             },
-            extents: pairs.map(\.0), sets: pairs.map(\.1))
+            extents: [], sets: [])
+        return (skeleton, order, translation)
     }
 
     /// The trees by (id, UUID, generation): two caches of the same keys hold the same
@@ -152,6 +208,21 @@ struct IndexTranslation {
             index -= 1
         }
         stretchEnd = ends
+    }
+
+    /// Whether any member of `set` has a place in the new numbering (`apply` gives a set).
+    func keepsAny(of set: SubvolumeSet) -> Bool {
+        var found = false
+        set.forEachRun { lower, upper in
+            guard !found else { return }
+            var index = Int(lower)
+            let last = min(Int(upper), target.count - 1)
+            while index <= last {
+                if target[index] >= 0 { found = true; return }
+                index += 1
+            }
+        }
+        return found
     }
 
     func apply(_ set: SubvolumeSet) -> SubvolumeSet? {

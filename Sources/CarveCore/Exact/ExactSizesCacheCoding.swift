@@ -36,7 +36,20 @@ extension ExactSizesCache {
     static let headerSize = 32
 
     public func encoded() -> [UInt8] {
+        encoded(extentCount: extents.count) { body in
+            for (key, set) in zip(extents, sets) { body(key, set) }
+        }
+    }
+
+    /// This cache's trees and hints with the `extentCount` extents `forEach` gives
+    /// (ascending by key) in place of its own.
+    func encoded(extentCount: Int, _ forEach: ((ExtentKey, SubvolumeSet) -> Void) -> Void) -> [UInt8] {
+        // The header's room first, filled in at the end, and room for about 7 bytes an
+        // extent: growing by doubling and then copying the payload behind the header
+        // held up to three times the file (30 MB for 1.5 M extents) at once.
         var out = CacheWriter()
+        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + 4096)
+        out.bytes += [UInt8](repeating: 0, count: Self.headerSize)
         out.text(filesystem)
         out.number(nodeSize)
         out.number(UInt64(trees.count))
@@ -44,9 +57,9 @@ extension ExactSizesCache {
             out.number(tree.id); out.text(tree.uuid); out.number(tree.generation)
             out.number(tree.hasInline ? tree.inlineBytes + 1 : 0); out.number(tree.treeBytes)
         }
-        out.number(UInt64(extents.count))
+        out.number(UInt64(extentCount))
         var previous: UInt64 = 0
-        for (key, set) in zip(extents, sets) {
+        forEach { key, set in
             out.number(key.diskBytenr &- previous); out.number(key.diskBytes)
             previous = key.diskBytenr
             let runs = set.runs
@@ -69,11 +82,14 @@ extension ExactSizesCache {
             }
         }
         var header = Self.magic
+        // No slice kept past the checksum: one still held would make the change below copy.
+        let checksum = Self.checksum(out.bytes[Self.headerSize...])
         // The version's word holds the version, then four zero bytes.
-        for value in [UInt64(Self.version), UInt64(out.bytes.count), Self.checksum(out.bytes)] {
+        for value in [UInt64(Self.version), UInt64(out.bytes.count - Self.headerSize), checksum] {
             header += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
         }
-        return header + out.bytes
+        out.bytes.replaceSubrange(0..<Self.headerSize, with: header)
+        return out.bytes
     }
 
     public init(decoding bytes: [UInt8]) throws(ExactSizesCacheDamage) {
@@ -102,7 +118,9 @@ extension ExactSizesCache {
         }
         let extentCount = try reader.count(atMost: payload.count)
         var extents: [ExtentKey] = [], sets: [SubvolumeSet] = []
-        extents.reserveCapacity(extentCount); sets.reserveCapacity(extentCount)
+        // With the sixteenth to spare that the map seeded from them keeps for a run's new
+        // extents: they become its storage, and growing them later would copy them.
+        extents.reserveCapacity(extentCount + extentCount / 16); sets.reserveCapacity(extentCount + extentCount / 16)
         var bytenr: UInt64 = 0
         for index in 0..<extentCount {
             let step = try reader.number()

@@ -23,10 +23,19 @@ public struct ExtentMap: Sendable {
     /// which is metadata and freed with the leaves, not counted as data here.
     public private(set) var inlineBytes: [UInt64: UInt64] = [:]
 
-    /// `subvolumes` fixes the index order; give them sorted by id (creation order)
-    /// so that the sets of extents shared by consecutive snapshots stay one run.
+    /// `subvolumes` fixes the index order; give them sorted by id (creation order),
+    /// writable ones after their snapshots (ExtentScanner.mapOrder), so that the sets
+    /// of extents shared by consecutive snapshots stay one run.
     public init(subvolumes: [UInt64] = []) {
         for id in subvolumes { _ = index(of: id) }
+    }
+
+    /// A map of `subvolumes` holding `keys` (distinct) with their `sets` (indices into
+    /// `subvolumes`), which become its storage: handed over as the only reference,
+    /// they are not copied (a map seeded from the cache holds its extents once).
+    init(subvolumes: [UInt64], keys: [ExtentKey], sets: [SubvolumeSet]) {
+        self.init(subvolumes: subvolumes)
+        extents = ExtentTable(keys: keys, sets: sets)
     }
 
     /// Makes room for `count` distinct extents (a map seeded from the cache, whose size is known).
@@ -46,6 +55,10 @@ public struct ExtentMap: Sendable {
         inlineBytes[subvolume, default: 0] += bytes
     }
 
+    /// Gives back the room kept for extents a scan might still add: called once the
+    /// scan is done, before the cache's sorted copy is made beside the map.
+    public mutating func shrinkToFit() { extents.shrinkToFit() }
+
     /// The number of distinct data extents.
     public var extentCount: Int { extents.count }
 
@@ -53,6 +66,10 @@ public struct ExtentMap: Sendable {
     public var totalBytes: UInt64 { extents.keys.reduce(0) { $0 + $1.diskBytes } }
 
     func set(of key: ExtentKey) -> SubvolumeSet? { extents.set(of: key) }
+
+    /// The extents and their sets, by position (`forEachExtent`'s order).
+    var keys: [ExtentKey] { extents.keys }
+    var sets: [SubvolumeSet] { extents.sets }
 
     mutating func restore(_ key: ExtentKey, set: SubvolumeSet) { extents.store(key, set: set) }
 

@@ -6,48 +6,65 @@
 struct ExtentTable: Sendable {
     private(set) var keys: [ExtentKey] = []
     private(set) var sets: [SubvolumeSet] = []
-    /// The count is a power of two at least twice the number of keys, so probe runs
-    /// stay short.
+    /// At least twice as many slots as keys, so probe runs stay short; any count
+    /// (a slot is picked by multiplying, not masking), so that an index sized for a
+    /// known count is not rounded up to the next power of two (on 1.5 M extents that
+    /// rounding alone cost 32 MB).
     private var slots = [Slot](repeating: Slot(), count: 16)
-    private var shift = UInt64(64 - 4)
 
     var count: Int { keys.count }
 
-    /// A copy of the key beside its position, so that a probe reads one cache line
-    /// rather than chasing into `keys`. 16 bytes.
+    /// 8 bytes: where the key is and a tag of its bytenr, so that a probe past other
+    /// keys reads the index only; the key itself is read once, to confirm a match.
+    /// (A 16-byte slot holding the whole bytenr made the index 43 bytes an extent
+    /// after rounding; this one is 16.)
     private struct Slot {
-        var bytenr: UInt64 = 0
-        /// The low half of disk_num_bytes: the whole of it for any data extent
-        /// (at most 128 MiB); `keys` decides when it is not.
-        var bytes: UInt32 = 0
+        var tag: UInt32 = 0
         /// Position in `keys` plus one, 0 for an empty slot.
         var stored: UInt32 = 0
         init() {}
         init(_ key: ExtentKey, position: Int) {
-            bytenr = key.diskBytenr; bytes = UInt32(truncatingIfNeeded: key.diskBytes); stored = UInt32(position + 1)
+            tag = ExtentTable.tag(key.diskBytenr); stored = UInt32(position + 1)
         }
+    }
+
+    init() {}
+
+    /// A table of `keys` (distinct) and their `sets`, taken as they are: the arrays
+    /// become the table's storage (no copy when the caller hands over its only
+    /// reference), only the index is built.
+    init(keys: [ExtentKey], sets: [SubvolumeSet]) {
+        precondition(keys.count == sets.count, "one set per key")
+        self.keys = keys
+        self.sets = sets
+        rebuildIndex(slotCount: max(16, 2 * (keys.count + keys.count / 16)))
     }
 
     /// Makes room for `count` extents at once: a table grown by doubling holds the old
     /// index and the new one together at each step (on a million extents, tens of MB
     /// more at the peak than the table itself).
     mutating func reserve(_ count: Int) {
-        // The arrays with a sixteenth to spare (a run adds a few); the index exactly,
-        // since a power of two too many would double it.
+        // The arrays with a sixteenth to spare (a run adds a few).
         keys.reserveCapacity(count + count / 16)
         sets.reserveCapacity(count + count / 16)
-        guard count * 2 > slots.count else { return }
-        var size = slots.count
-        while count * 2 > size { size *= 2 }
-        shift = UInt64(64 - size.trailingZeroBitCount)
-        let stored = keys
-        slots = [Slot](repeating: Slot(), count: size)
-        let mask = size - 1
-        for (index, key) in stored.enumerated() {
-            var slot = Self.slot(key.diskBytenr, shift: shift)
-            while slots[slot].stored != 0 { slot = (slot + 1) & mask }
-            slots[slot] = Slot(key, position: index)
+        let wanted = 2 * (count + count / 16)
+        if wanted > slots.count { rebuildIndex(slotCount: wanted) }
+    }
+
+    /// Gives back the room kept for growth: arrays grown by doubling hold up to twice
+    /// what they need, the index up to four slots an extent. One array is copied at a time.
+    mutating func shrinkToFit() {
+        func fitted<Element>(_ array: inout [Element]) {
+            guard array.capacity > array.count + array.count / 16 else { return }
+            var fresh: [Element] = []
+            fresh.reserveCapacity(array.count)
+            fresh.append(contentsOf: array)
+            array = fresh
         }
+        fitted(&keys)
+        fitted(&sets)
+        let wanted = max(16, 2 * (keys.count + keys.count / 16))
+        if slots.count > wanted { rebuildIndex(slotCount: wanted) }
     }
 
     /// Adds `member` to the set of the extent `key`, making the extent if it is new.
@@ -72,7 +89,7 @@ struct ExtentTable: Sendable {
         slots[-found - 1] = Slot(key, position: keys.count)
         keys.append(key)
         sets.append(set)
-        if keys.count * 2 > slots.count { grow() }
+        if keys.count * 2 > slots.count { rebuildIndex(slotCount: slots.count * 2) }
     }
 
     func set(of key: ExtentKey) -> SubvolumeSet? {
@@ -82,34 +99,36 @@ struct ExtentTable: Sendable {
 
     /// The position of `key` in `keys`, or -(empty slot + 1) where it would go.
     private func position(of key: ExtentKey) -> Int {
-        let mask = slots.count - 1
-        var slot = Self.slot(key.diskBytenr, shift: shift)
-        let bytes = UInt32(truncatingIfNeeded: key.diskBytes)
+        let count = slots.count
+        var slot = Self.slot(key.diskBytenr, count: count)
+        let tag = Self.tag(key.diskBytenr)
         while true {
             let probe = slots[slot]
             if probe.stored == 0 { return -slot - 1 }
-            if probe.bytenr == key.diskBytenr && probe.bytes == bytes
-                && (key.diskBytes <= UInt32.max || keys[Int(probe.stored) - 1] == key)
-            {
-                return Int(probe.stored) - 1
-            }
-            slot = (slot + 1) & mask
+            if probe.tag == tag && keys[Int(probe.stored) - 1] == key { return Int(probe.stored) - 1 }
+            slot += 1
+            if slot == count { slot = 0 }
         }
     }
 
-    /// Fibonacci hashing: the high bits of bytenr times 2^64/phi, so extents on
-    /// aligned addresses spread over the whole index.
-    private static func slot(_ bytenr: UInt64, shift: UInt64) -> Int {
-        Int(truncatingIfNeeded: (bytenr &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    /// Fibonacci hashing: bytenr times 2^64/phi, whose high bits, scaled to the slot
+    /// count, spread extents on aligned addresses over the whole index.
+    private static func slot(_ bytenr: UInt64, count: Int) -> Int {
+        Int(truncatingIfNeeded: (bytenr &* 0x9E37_79B9_7F4A_7C15).multipliedFullWidth(by: UInt64(count)).high)
     }
 
-    private mutating func grow() {
-        shift -= 1
-        var fresh = [Slot](repeating: Slot(), count: slots.count * 2)
-        let mask = fresh.count - 1
+    /// The bytenr's bits above the 4 KiB alignment: keys whose tags differ differ.
+    private static func tag(_ bytenr: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: bytenr >> 12) }
+
+    private mutating func rebuildIndex(slotCount: Int) {
+        slots = []
+        var fresh = [Slot](repeating: Slot(), count: slotCount)
         for (index, key) in keys.enumerated() {
-            var slot = Self.slot(key.diskBytenr, shift: shift)
-            while fresh[slot].stored != 0 { slot = (slot + 1) & mask }
+            var slot = Self.slot(key.diskBytenr, count: slotCount)
+            while fresh[slot].stored != 0 {
+                slot += 1
+                if slot == slotCount { slot = 0 }
+            }
             fresh[slot] = Slot(key, position: index)
         }
         slots = fresh

@@ -70,7 +70,12 @@ struct ExactSizesCacheStore {
 
     /// Replaces the cache of its filesystem with `cache`.
     func save(_ cache: ExactSizesCache) throws {
-        guard let name = Self.fileName(cache.filesystem) else { return }
+        try save(filesystem: cache.filesystem, encoded: cache.encoded())
+    }
+
+    /// Replaces the cache of `filesystem` with the file `bytes` (`ExactSizesCache`'s encoding).
+    func save(filesystem: String, encoded bytes: [UInt8]) throws {
+        guard let name = Self.fileName(filesystem) else { return }
         let path = directory + "/" + name
         let dir = try openOrMakeDirectory()
         if let problem = Self.notRootsOnly(dir.fd) {
@@ -81,7 +86,6 @@ struct ExactSizesCacheStore {
             temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, relativeTo: dir, "cannot write \(path)")
         let fd = file.fd
         var failure: SystemCallError?
-        let bytes = cache.encoded()
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
