@@ -16,16 +16,16 @@ enum SysfsTransport {
             if hostIs("spi") { return "spi" }
             if hostIs("fc") {
                 guard let symbolic = hostAttribute("fc", "symbolic_name") else { return nil }
-                return symbolic.contains(" over ") ? "fcoe" : "fc"
+                return symbolic.containsText(" over ") ? "fcoe" : "fc"
             }
             if hostIs("sas") || Files.exists(device + "/sas_device") { return "sas" }
             if Files.exists(device + "/ieee1394_id") { return "sbp" }
             if hostIs("iscsi") { return "iscsi" }
-            if Files.exists(device), Files.linkTarget(device)?.contains("usb") == true { return "usb" }
+            if Files.exists(device), Files.linkTarget(device)?.containsText("usb") == true { return "usb" }
             if hostIs("scsi") {
                 guard let driver = hostAttribute("scsi", "proc_name") else { return nil }
                 if driver.hasPrefix("ahci") || driver.hasPrefix("sata") { return "sata" }
-                return driver.contains("ata") ? "ata" : nil
+                return driver.containsText("ata") ? "ata" : nil
             }
         }
         if name.hasPrefix("nvme") { return "nvme" }
