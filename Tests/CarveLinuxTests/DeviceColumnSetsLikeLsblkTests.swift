@@ -21,14 +21,7 @@ struct DeviceColumnSetsLikeLsblkTests {
     ]
 
     @Test func columnSetsAreByteIdenticalToLsblk() throws {
-        let startedByUs = try Udevd.start()
-        defer { Udevd.stop(startedByUs: startedByUs) }
-        try withFilesystemsFixture { fixture in
-            try fixture.gpt.mount(fixture.ext4)
-            try Shell.check(["swapon", fixture.swap])
-            defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
-            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
-            Udevd.settle()
+        try withLiveFilesystems { fixture in
             for locale in ["POSIX", "C.UTF-8"] {
                 let environment = ["LANG": locale, "LC_ALL": locale]
                 for options in Self.invocations {
@@ -43,5 +36,20 @@ struct DeviceColumnSetsLikeLsblkTests {
                 }
             }
         }
+    }
+}
+
+/// The filesystems fixture as a running machine shows it: udevd running and told of
+/// every device, the ext4 mounted and the swap partition active.
+func withLiveFilesystems(_ body: (FilesystemsFixture) throws -> Void) throws {
+    let startedByUs = try Udevd.start()
+    defer { Udevd.stop(startedByUs: startedByUs) }
+    try withFilesystemsFixture { fixture in
+        try fixture.gpt.mount(fixture.ext4)
+        try Shell.check(["swapon", fixture.swap])
+        defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
+        try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
+        Udevd.settle()
+        try body(fixture)
     }
 }

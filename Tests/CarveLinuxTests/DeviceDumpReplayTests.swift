@@ -14,14 +14,7 @@ struct DeviceDumpReplayTests {
     ]
 
     @Test func aDumpReplaysToTheLiveListing() throws {
-        let startedByUs = try Udevd.start()
-        defer { Udevd.stop(startedByUs: startedByUs) }
-        try withFilesystemsFixture { fixture in
-            try fixture.gpt.mount(fixture.ext4)
-            try Shell.check(["swapon", fixture.swap])
-            defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
-            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
-            Udevd.settle()
+        try withLiveFilesystems { fixture in
             let dump = try Integration.makeScratchDirectory() + "/machine"
             defer { _ = try? Shell.run(["rm", "-rf", dump]) }
             let roots = [fixture.gpt.device, fixture.xfs.device]

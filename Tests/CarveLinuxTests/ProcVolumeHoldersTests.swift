@@ -15,7 +15,9 @@ import Testing
         Volume(id: 300, path: "snap", mountedPath: path, uuid: F.uuid(300), parentUUID: F.uuid(1), created: F.epoch)
     }
 
-    @Test func findsTheProcessesWhoseFilesDirectoriesOrMapsLieOnTheVolume() throws {
+    /// The same whether /proc was read when first asked or ahead, on a thread, by `prefetch`.
+    @Test(arguments: [false, true])
+    func findsTheProcessesWhoseFilesDirectoriesOrMapsLieOnTheVolume(prefetched: Bool) throws {
         let target = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: target) }
         try Data("x".utf8).write(to: URL(fileURLWithPath: target + "/file"))
@@ -38,6 +40,7 @@ import Testing
             ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let holders = ProcVolumeHolders(host: HostRoot(root))
+        if prefetched { holders.prefetch() }
         let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
         // 104 holds only /proc and /dev/null; 102's libc line is not on an anonymous device, so its
         // map_files link (here into the volume) is never looked at.

@@ -29,6 +29,7 @@ struct DeletionFlow {
     /// Runs the session on the plan `planning` computes, then reports.
     func run(planning: () throws -> DeletionPlan) throws {
         let started = services.clock.now
+        if !options.rules.ignoreInUse { services.holders?.prefetch() }
         let plan = try ScanProgressLine.around(services) { try planning() }.limited(to: options.maxCount)
         for note in plan.notes { output.note(note) }
         let session = DeletionSession(

@@ -17,4 +17,11 @@ public protocol VolumeHolders: Sendable {
     /// none does or no mount reaches it. `recheck`: right before the volume's deletion,
     /// so an answer from an older look is refreshed.
     func holders(of volume: Volume, on filesystem: Filesystem, recheck: Bool) -> [VolumeHolder]
+    /// Starts the first look now, beside whatever the caller does next (listing the
+    /// snapshots), so the plan's first question finds it done or under way.
+    func prefetch()
+}
+
+extension VolumeHolders {
+    public func prefetch() {}
 }

@@ -70,3 +70,47 @@ enum Threads {
         for thread in threads { pthread_join(thread, nil) }
     }
 }
+
+/// A value computed on a thread of its own while the caller goes on; `value` waits
+/// for it. Where no thread can be made, it is computed at once, on the caller's.
+final class Background<Value: Sendable>: @unchecked Sendable {
+    private let condition = Condition()
+    private var result: Value?
+
+    init(_ body: @escaping @Sendable () -> Value) {
+        let work = Unmanaged.passRetained(BackgroundWork { [self] in self.finish(body()) }).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<BackgroundWork>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, work)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<BackgroundWork>.fromOpaque(work).release()
+            finish(body())
+        }
+    }
+
+    var value: Value {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return result!
+    }
+
+    private func finish(_ value: Value) {
+        condition.lock()
+        result = value
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// What a `Background` thread runs, passed through pthread_create's one pointer.
+private final class BackgroundWork: @unchecked Sendable {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
