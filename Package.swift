@@ -15,9 +15,16 @@ let smallReleaseLink: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=safe",
+            // No search index over the unwind tables (280 KB): nothing in carve throws a C++
+            // exception, and the Swift runtime's crash backtraces walk frame pointers.
+            "-Xlinker", "--no-eh-frame-hdr",
             "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/carve/exports.map",
         ], .when(configuration: .release))
 ]
+
+/// carve's own modules are compiled for size: the package stays under its 10 MB, and
+/// what -O would gain is not in their loops (measured: Scripts/bench.d/exact, list).
+let compactRelease: [SwiftSetting] = [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 
 let package = Package(
     name: "carve",
@@ -34,17 +41,19 @@ let package = Package(
         systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
         systemLibrary("CBtrfsUtil", pkgConfig: "libbtrfsutil", apt: "libbtrfsutil-dev"),
         systemLibrary("CFdisk", pkgConfig: "fdisk", apt: "libfdisk-dev"),
-        .target(name: "CarveCore"),
+        .target(name: "CarveCore", swiftSettings: compactRelease),
         .target(
             name: "CarveLinux",
-            dependencies: ["CarveCore", "CBlkid", "CUdev", "CBtrfsUtil", "CFdisk"]
+            dependencies: ["CarveCore", "CBlkid", "CUdev", "CBtrfsUtil", "CFdisk"],
+            swiftSettings: compactRelease
         ),
         .target(
             name: "CarveCLI",
             dependencies: [
                 "CarveCore", "CarveLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: compactRelease
         ),
         .executableTarget(
             name: "carve", dependencies: ["CarveCLI", "CarveCore"],

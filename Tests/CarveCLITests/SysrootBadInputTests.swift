@@ -45,7 +45,9 @@ import Testing
 
     @Test func aTruncatedSizeIsZero() throws {
         let root = try nvmeDump()
-        let size = try #require(realpath(root + "/sys/block/sda/size", nil).map { String(cString: $0) })
+        let resolved = try #require(realpath(root + "/sys/block/sda/size", nil))
+        defer { free(resolved) }
+        let size = String(cString: resolved)
         try Data().write(to: URL(fileURLWithPath: size))
         let result = LsblkSuite.carve(["--sysroot", root, "-rnd", "-o", "NAME,SIZE"])
         #expect(result.status == 0)
