@@ -17,9 +17,8 @@ extension BtrfsSnapshotBackend {
         var current = subvolume
         let table = try mountTable.mounts()
         current.mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: table)
-        var one = [current]
-        BtrfsMounts.markMountsInside(&one, table: table)
-        return one[0]
+        current.mountsInside = BtrfsMounts.mounts(inside: current, in: table)
+        return current
     }
 
     /// By id: the id is exactly what `currentState` checked, where a path could have
