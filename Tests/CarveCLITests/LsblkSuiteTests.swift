@@ -45,6 +45,15 @@ enum LsblkSuite {
         return cases
     }
 
+    /// Each case's `carve devices --sysroot ROOT --output COLUMNS` prints its expected file, exit 0.
+    static func expectEachPrintsItsExpected(_ cases: [Case]) {
+        for item in cases {
+            let result = carve(["--sysroot", item.root, "--output", item.columns])
+            #expect(result.status == 0, "\(item.testDescription): \(result.stderr)")
+            #expect(result.stdout == item.expected, "\(item.testDescription)")
+        }
+    }
+
     /// `LANG=POSIX carve devices --sysroot ROOT --output COLUMNS`, in process.
     static func carve(_ arguments: [String], utf8: Bool = false) -> RunResult {
         runCarve(["devices"] + arguments) { captured in
@@ -61,11 +70,7 @@ enum LsblkSuite {
         let cases = try LsblkSuite.cases()
         // 3 dumps: multi-devs-bcachefs has 8 cases, simple-lvm and simple-nvme 7 each.
         #expect(cases.count == 22)
-        for item in cases {
-            let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns])
-            #expect(result.status == 0, "\(item.testDescription): \(result.stderr)")
-            #expect(result.stdout == item.expected, "\(item.testDescription)")
-        }
+        LsblkSuite.expectEachPrintsItsExpected(cases)
     }
 
     /// This machine's loop topologies dumped with `carve devices --dump` (GPT with an
@@ -77,11 +82,7 @@ enum LsblkSuite {
         let cases = try LsblkSuite.cases(in: lab + "/dumps", expected: lab + "/expected")
         #expect(cases.count == 22)
         #expect(Set(cases.map(\.dump)) == ["btrfs-raid1", "dos-logical", "gpt-swap", "read-only", "sector-4k"])
-        for item in cases {
-            let result = LsblkSuite.carve(["--sysroot", item.root, "--output", item.columns])
-            #expect(result.status == 0, "\(item.testDescription): \(result.stderr)")
-            #expect(result.stdout == item.expected, "\(item.testDescription)")
-        }
+        LsblkSuite.expectEachPrintsItsExpected(cases)
     }
 
     /// Where upstream lsblk and 2.38 disagree carve does as upstream: the second device

@@ -165,9 +165,7 @@ enum Scope {
                 do {
                     return try backend.subvolumes(of: filesystem, sizes: sizes)
                 } catch {
-                    var listing = VolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
-                    listing.warnings = ["cannot list snapshots on \(filesystem.mountpoint): \(error)"]
-                    return listing
+                    return .leftOut(filesystem, warning: "cannot list snapshots on \(filesystem.mountpoint): \(error)")
                 }
             }
         } else {

@@ -21,7 +21,9 @@ public struct SnapshotListRequest: Sendable {
             do {
                 return try scanning { try backend.subvolumes(of: filesystem, sizes: sizes) }
             } catch let error as SystemCallError where paths.isEmpty && Self.isGone(error) {
-                return Self.unmounted(filesystem, error)
+                return .leftOut(
+                    filesystem,
+                    warning: "\(filesystem.mountpoint) was unmounted while carve read it; left out (\(error.message))")
             }
         }
         return BackupChains.linked(listed, backend: backend)
@@ -32,12 +34,6 @@ public struct SnapshotListRequest: Sendable {
     /// filesystem named on the command line is not: its error is the run's.
     static func isGone(_ error: SystemCallError) -> Bool {
         error.errno == Errno.ENOENT || error.errno == Errno.ENOTDIR
-    }
-
-    static func unmounted(_ filesystem: Filesystem, _ error: SystemCallError) -> VolumeListing {
-        var listing = VolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none)
-        listing.warnings = ["\(filesystem.mountpoint) was unmounted while carve read it; left out (\(error.message))"]
-        return listing
     }
 
     /// The filesystems of the given paths, each once; every mounted one without paths.

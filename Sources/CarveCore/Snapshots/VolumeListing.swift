@@ -18,3 +18,11 @@ public struct VolumeListing: Sendable, Hashable, Codable {
         self.sizeNote = sizeNote; self.warnings = warnings
     }
 }
+
+extension VolumeListing {
+    /// A filesystem of a listing of every mounted one that could not be listed: no
+    /// volumes, and `warning` saying why, so the others are still listed.
+    public static func leftOut(_ filesystem: Filesystem, warning: String) -> VolumeListing {
+        VolumeListing(filesystem: filesystem, subvolumes: [], sizes: .none, warnings: [warning])
+    }
+}
