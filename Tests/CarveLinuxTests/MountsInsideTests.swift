@@ -33,7 +33,7 @@ import Testing
         volumes[2].mountedPath = "/mnt/snaps/b"
         volumes[3].mountedPath = nil
         volumes[3].mountpoints = ["/elsewhere/c"]
-        volumes[4].mountedPath = "/"  // mounted at /: the rule for / covers it, nothing is read
+        volumes[4].mountedPath = "/" // mounted at /: the rule for / covers it, nothing is read
         var listed = volumes
         BtrfsMounts.markMountsInside(&listed, table: table)
         #expect(
