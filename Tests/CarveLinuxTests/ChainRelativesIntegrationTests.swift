@@ -1,5 +1,5 @@
 import CarveCore
-import CarveLinux
+@testable import CarveLinux
 import CarveTestSupport
 import Foundation
 import Testing
@@ -38,5 +38,15 @@ struct ChainRelativesIntegrationTests {
         #expect(origins.subvolumes.allSatisfy { $0.parentUUID != nil && $0.path.hasPrefix("snaps/") })
 
         #expect(try backend.chainRelatives(on: target, receivedFrom: ["not-a-uuid"], withUUIDs: []).subvolumes.isEmpty)
+
+        // Read in key order (a call holds the whole tree) or key by key (a call holds one
+        // item, so the reading soon stops and the keys left are searched one by one): the
+        // same ids, the copies a full listing shows.
+        let keys = Set(sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) })
+        let directory = try FileDescriptor(directory: backups.target.mountpoint)
+        let whole = try UUIDTree.ids(under: keys, with: TreeSearch(directory))
+        let oneByOne = try UUIDTree.ids(under: keys, with: TreeSearch(directory, bufferSize: 48))
+        #expect(whole == Set(expected.map(\.id)))
+        #expect(oneByOne == whole)
     }
 }

@@ -5,22 +5,22 @@ import Glibc
 
 extension BtrfsSnapshotBackend {
     /// The subvolumes of `filesystem` received from the snapshots `sent`, and those whose
-    /// own UUID is in `sources`: a UUID tree search per UUID, then the root items of
-    /// those few, so a mounted backup disk of ten thousand snapshots costs a search per
-    /// listed snapshot rather than a read of all of its own. Without root, or on a
-    /// filesystem without a UUID tree, every subvolume is listed instead.
+    /// own UUID is in `sources`: their ids from the UUID tree (`UUIDTree.ids(under:)`),
+    /// then the root items of those few, so a mounted backup disk of ten thousand
+    /// snapshots is not listed whole for them. Without root, or on a filesystem without
+    /// a UUID tree, every subvolume is listed instead.
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {
         guard isRoot else { return try subvolumes(of: filesystem, sizes: .none) }
         let directory = try roots.directory(of: filesystem)
-        let search = TreeSearch(directory, bufferSize: 4 << 10)
-        var ids = Set<UInt64>()
+        let search = TreeSearch(directory)
+        let keys = Set(
+            sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
+                + sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) })
+        let ids: Set<UInt64>
         do {
-            for uuid in sent {
-                ids.formUnion(try UUIDTree.ids(of: uuid, type: UUIDTree.receivedSubvolume, with: search))
-            }
-            for uuid in sources { ids.formUnion(try UUIDTree.ids(of: uuid, type: UUIDTree.subvolume, with: search)) }
+            ids = try UUIDTree.ids(under: keys, with: search)
         } catch let error as SystemCallError where error.errno == ENOENT {
             return try subvolumes(of: filesystem, sizes: .none)
         }
