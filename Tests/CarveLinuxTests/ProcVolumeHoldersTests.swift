@@ -15,9 +15,10 @@ import Testing
         Volume(id: 300, path: "snap", mountedPath: path, uuid: F.uuid(300), parentUUID: F.uuid(1), created: F.epoch)
     }
 
-    /// The same whether /proc was read when first asked or ahead, on a thread, by `prefetch`.
-    @Test(arguments: [false, true])
-    func findsTheProcessesWhoseFilesDirectoriesOrMapsLieOnTheVolume(prefetched: Bool) throws {
+    /// The same whether /proc and the named paths' devices were read when first asked or
+    /// ahead, on threads, by `prefetch` and `prefetch(devicesOf:)`.
+    @Test(arguments: [false, true], [false, true])
+    func findsTheProcessesWhoseFilesDirectoriesOrMapsLieOnTheVolume(prefetched: Bool, devicesAhead: Bool) throws {
         let target = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: target) }
         try Data("x".utf8).write(to: URL(fileURLWithPath: target + "/file"))
@@ -41,6 +42,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let holders = ProcVolumeHolders(host: HostRoot(root))
         if prefetched { holders.prefetch() }
+        if devicesAhead { holders.prefetch(devicesOf: [target, target + "/missing", "/proc"]) }
         let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
         // 104 holds only /proc and /dev/null; 102's libc line is not on an anonymous device, so its
         // map_files link (here into the volume) is never looked at.

@@ -49,6 +49,7 @@ public struct DeleteRequest: Sendable {
                 return nil
             }
         }
+        if !rules.ignoreInUse, !named.isEmpty { rules.holders?.prefetch(devicesOf: named) }
         let located =
             named.isEmpty
             // Only btrfs places a path in one call: no other backend is asked (no lvs run).

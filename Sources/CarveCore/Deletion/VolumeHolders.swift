@@ -20,8 +20,13 @@ public protocol VolumeHolders: Sendable {
     /// Starts the first look now, beside whatever the caller does next (listing the
     /// snapshots), so the plan's first question finds it done or under way.
     func prefetch()
+    /// Starts looking up which device each of `paths` (absolute, as the user named
+    /// snapshots) is on, beside the listing, so the plan's question for a named snapshot
+    /// finds its answer ready.
+    func prefetch(devicesOf paths: [String])
 }
 
 extension VolumeHolders {
     public func prefetch() {}
+    public func prefetch(devicesOf paths: [String]) {}
 }

@@ -98,25 +98,30 @@ extension BtrfsMounts {
     }
 
     /// Fills each volume's `mountsInside`: the mountpoints in `table` that lie below
-    /// its mounted path or below a mount of its own. Each mountpoint's parents are
-    /// looked up, so the cost is the mounts times their depth, whatever the number of
-    /// snapshots. A volume mounted at `/` holds every mount; the rule for `/` covers it.
+    /// its mounted path or below a mount of its own, in the order `mounts(inside:in:)`
+    /// names them. The directories above each mount are gathered once (the mounts times
+    /// their depth), then each volume's paths are looked up there: one lookup per path.
+    /// A volume mounted at `/` holds every mount; the rule for `/` covers it.
     static func markMountsInside(_ volumes: inout [Volume], table: [MountEntry]) {
-        var reached: [String: [Int]] = [:]
-        for index in volumes.indices {
-            let volume = volumes[index]
-            volumes[index].mountsInside = []
-            for path in Set([volume.mountedPath].compactMap { $0 } + volume.mountpoints) where path != "/" {
-                reached[path, default: []].append(index)
-            }
-        }
-        guard !reached.isEmpty else { return }
+        // The directories that hold a mount somewhere below them, with those mounts.
+        var below: [String: [String]] = [:]
         for mountpoint in table.map(\.mountpoint) {
             var parent = Substring(mountpoint)
             while let slash = parent.lastIndex(of: "/"), slash != parent.startIndex {
                 parent = parent[..<slash]
-                for index in reached[String(parent)] ?? [] { volumes[index].mountsInside.append(mountpoint) }
+                below[String(parent), default: []].append(mountpoint)
             }
+        }
+        // Fields read in place: a copy of each volume cost more than the lookups.
+        for index in volumes.indices {
+            var found: [String] = []
+            func add(_ reach: String) {
+                guard reach != "/", let mounts = below[reach] else { return }
+                for mount in mounts where !found.contains(mount) { found.append(mount) }
+            }
+            if let path = volumes[index].mountedPath { add(path) }
+            for path in volumes[index].mountpoints { add(path) }
+            volumes[index].mountsInside = found
         }
     }
 }

@@ -21,10 +21,13 @@ public final class ProcVolumeHolders: VolumeHolders {
     private struct State {
         var readAt: Double?
         var byDevice: [UInt64: [Int32]] = [:]
+        /// The device of each volume's mounted path, once looked up.
         var devices: [String: UInt64?] = [:]
         var commands: [Int32: String] = [:]
         /// The first look, started by `prefetch` and not yet taken.
         var pending: Background<[UInt64: [Int32]]>?
+        /// The named paths' devices, started by `prefetch(devicesOf:)` and not yet taken.
+        var pendingDevices: Background<[String: UInt64?]>?
     }
     private let state = Mutex(State())
 
@@ -43,13 +46,27 @@ public final class ProcVolumeHolders: VolumeHolders {
         }
     }
 
+    /// A stat per named path, on a thread of its own: a thousand named snapshots cost
+    /// the listing's thread no system call here.
+    public func prefetch(devicesOf paths: [String]) {
+        state.withLock { state in
+            guard state.pendingDevices == nil else { return }
+            state.pendingDevices = Background {
+                Dictionary(paths.map { ($0, Self.device(of: $0)) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
+    }
+
     public func holders(of volume: Volume, on filesystem: Filesystem, recheck: Bool) -> [VolumeHolder] {
         guard let path = volume.mountedPath else { return [] }
-        let key = filesystem.uuid + "/" + String(volume.id)
         return state.withLock { state in
             if let pending = state.pending {
                 state.byDevice = pending.value
                 state.pending = nil
+            }
+            if let pending = state.pendingDevices {
+                state.devices.merge(pending.value) { known, _ in known }
+                state.pendingDevices = nil
             }
             if state.readAt == nil || (recheck && Self.now() - state.readAt! > recheckAfter) {
                 state.byDevice = ProcessScan(host: host).heldDevices()
@@ -57,11 +74,11 @@ public final class ProcVolumeHolders: VolumeHolders {
                 state.commands = [:]
             }
             let device: UInt64?
-            if let known = state.devices[key] {
+            if let known = state.devices[path] {
                 device = known
             } else {
                 device = Self.device(of: path)
-                state.devices[key] = device
+                state.devices[path] = device
             }
             guard let device, let pids = state.byDevice[device] else { return [] }
             return pids.map { pid in
