@@ -61,7 +61,10 @@ public struct SnapshotClassifier: Sendable {
             }
             subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || metadata != nil
             subvolumes[index].created = metadata?.created ?? subvolumes[index].otime
-            if let disagreement = Self.dateDisagreement(subvolumes[index]) { warnings.append(disagreement) }
+            // Only a manager's date can disagree: a plain volume is not copied to ask.
+            if metadata?.created != nil, let disagreement = Self.dateDisagreement(subvolumes[index]) {
+                warnings.append(disagreement)
+            }
         }
         return warnings
     }
@@ -79,18 +82,20 @@ public struct SnapshotClassifier: Sendable {
             + "the subvolume was created \(DateText.iso8601(volume.otime, timeZone: utc)); carve uses \(volume.metadata.manager.rawValue)'s date"
     }
 
-    /// `recognise` for each subvolume, read from a borrowed array (reading them from the
-    /// inout array being classified copied each one).
+    /// `recognise` for each subvolume, its fields read from a borrowed array (reading the
+    /// subvolumes whole, or from the inout array being classified, copied each one).
     private func recogniseEach(_ subvolumes: [Volume]) -> [(ManagerMetadata?, String?)] {
-        subvolumes.indices.map { recognise(subvolumes[$0]) }
+        subvolumes.indices.map {
+            recognise(
+                path: subvolumes[$0].path, mountedPath: subvolumes[$0].mountedPath, readOnly: subvolumes[$0].readOnly)
+        }
     }
 
     /// The manager's metadata when the subvolume is in a known layout, else nil: each
     /// owner in turn has a cheap look at the path's bytes, and only those that may own it
     /// see it split into components (most subvolumes are no owner's).
-    func recognise(_ subvolume: borrowing Volume) -> (ManagerMetadata?, String?) {
-        let (path, mountedPath, readOnly) = (subvolume.path, subvolume.mountedPath, subvolume.readOnly)
-        return OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
+    private func recognise(path: String, mountedPath: String?, readOnly: Bool) -> (ManagerMetadata?, String?) {
+        OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
             var place: OwnerPlace?
             for (owner, hints) in owners where hints.isEmpty ? owner.mayOwn(bytes) : bytes.containsAny(hints) {
                 let here = place ?? OwnerPlace(path: path, mountedPath: mountedPath, readOnly: readOnly)

@@ -103,12 +103,13 @@ struct RootTree {
                 let reference = entries[position].backReference,
                 let path = try paths.path(at: position)
             else { continue }
-            var volume = Volume(
-                id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
-                parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                created: item.created, readOnly: item.readOnly, isSnapshot: false)
-            volume.createdGeneration = item.createdGeneration
-            subvolumes.append(volume)
+            // Built in place: a local volume appended was copied once more.
+            subvolumes.append(
+                Volume(
+                    id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
+                    parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
+                    created: item.created, readOnly: item.readOnly, isSnapshot: false))
+            subvolumes[subvolumes.count - 1].createdGeneration = item.createdGeneration
         }
         return subvolumes
     }
