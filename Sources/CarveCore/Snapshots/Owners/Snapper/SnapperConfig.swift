@@ -17,11 +17,7 @@ public struct SnapperConfig: Sendable, Hashable {
         self.name = name; self.subvolume = subvolume; self.fstype = fstype; self.uniqueNumbers = uniqueNumbers
     }
 
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
-        public init(reason: String) { self.reason = reason }
-    }
+    public typealias Failure = OwnerFileFailure
 
     /// Config files are small; this caps what is read of a hostile one.
     public static let maximumSize = 256 * 1024

@@ -2,12 +2,7 @@
 /// "YYYY-MM-DD HH:MM:SS"), description, cleanup, pre_num and userdata.
 /// `important` is the userdata key snapper's cleanup honours (`important=yes`).
 public enum SnapperInfo {
-    /// Why an info.xml could not be used; the caller names the file.
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
-        public init(reason: String) { self.reason = reason }
-    }
+    public typealias Failure = OwnerFileFailure
 
     /// info.xml files are a few hundred bytes; anything past this is not snapper's.
     public static let maximumSize = 64 * 1024

@@ -2,11 +2,7 @@
 /// holding the subvolumes `@`, `@home`… and an `info.json` with `created` (Unix
 /// seconds, as a string), `tags` ("O B H D W M", space separated) and `comments`.
 public enum TimeshiftInfo {
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
-        public init(reason: String) { self.reason = reason }
-    }
+    public typealias Failure = OwnerFileFailure
 
     public static let maximumSize = 256 * 1024
 
