@@ -36,7 +36,7 @@ public enum BackupChains {
         // What another filesystem may hold of a chain: copies received from a listed
         // snapshot, and the snapshots a listed backup was received from.
         var sent = Set<String>(), sources = Set<String>()
-        // Fields read in place: copying each of ten thousand volumes cost more than the sets.
+        // Fields read in place, not each of ten thousand volumes copied whole.
         for listing in listings {
             for index in listing.subvolumes.indices {
                 if listing.subvolumes[index].isSnapshot { sent.insert(listing.subvolumes[index].uuid) }

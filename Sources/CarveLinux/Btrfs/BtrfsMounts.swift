@@ -112,7 +112,7 @@ extension BtrfsMounts {
                 below[String(parent), default: []].append(mountpoint)
             }
         }
-        // Fields read in place: a copy of each volume cost more than the lookups.
+        // Fields read in place, not each volume copied whole.
         for index in volumes.indices {
             var found: [String] = []
             func add(_ reach: String) {
