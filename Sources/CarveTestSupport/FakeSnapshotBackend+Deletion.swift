@@ -20,6 +20,25 @@ extension FakeSnapshotBackend {
         return current
     }
 
+    /// The stored volume's clone state: a test writes to a clone by changing what is stored.
+    public func refreshingCloneState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume {
+        var current = subvolume
+        if let stored = stored(subvolume.id, on: filesystem) {
+            current.readOnly = stored.readOnly
+            current.generation = stored.generation
+            current.changedSinceTaken = stored.changedSinceTaken
+        }
+        return current
+    }
+
+    /// The stored volumes below it, by parent id.
+    public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
+        let listings = filesystems.filter { $0.filesystem.uuid == filesystem.uuid }.map {
+            VolumeListing(filesystem: $0.filesystem, subvolumes: $0.subvolumes, sizes: .none)
+        }
+        return NestedVolumes(listings).below(subvolume, on: filesystem)
+    }
+
     public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
         try begin(.delete(subvolume.id))
         var all = filesystems

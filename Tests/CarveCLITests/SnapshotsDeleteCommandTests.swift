@@ -15,6 +15,8 @@ final class DeleteHarness: @unchecked Sendable {
     var stdinIsTerminal = false
     var stderrIsTerminal = false
     var answer: String?
+    /// Runs while the prompt waits for its answer, as the world goes on meanwhile.
+    var whilePromptWaits: (@Sendable () -> Void)?
     var isRoot = true
     /// Snapshot schedules, with /mnt in the mount table so they can be matched to it.
     var schedules: SnapshotSchedules?
@@ -70,7 +72,10 @@ final class DeleteHarness: @unchecked Sendable {
             lock: FileDeletionLock(path: lockPath),
             catchInterrupts: { flag, onSignal in interrupt.arm(flag, onSignal) },
             systemLog: { [self] line in syslog.append(line) },
-            readAnswer: { [answer] in answer })
+            readAnswer: { [answer, whilePromptWaits] in
+                whilePromptWaits?()
+                return answer
+            })
         let captured = CapturedText()
         interrupt.captured = captured
         var services = Services(

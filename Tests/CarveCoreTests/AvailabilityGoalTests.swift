@@ -119,7 +119,7 @@ import Testing
         #expect(ids(plan) == [300, 301])
         var notes: [String] = []
         let result = try session(wait: true).run(
-            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
+            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in false }))
         #expect(result.report?.done.map(\.snapshot.subvolume.id) == [300, 301, 302, 303])
         #expect(result.plan.toDelete.count == 4)
         #expect(notes.filter { $0.contains("deleting 1 more") }.count == 2, "\(notes)")
@@ -133,7 +133,7 @@ import Testing
         final class Caught: @unchecked Sendable { var flag: CancellationFlag? }
         let caught = Caught()
         let hooks = DeletionSession.Hooks(
-            note: { _ in }, confirm: { _ in }, catchInterrupts: { caught.flag = $0 },
+            note: { _ in }, confirm: { _ in false }, catchInterrupts: { caught.flag = $0 },
             waiting: { _ in caught.flag?.cancel() })
         let result = try session(wait: true).run(try overclaimedPlan(), hooks: hooks)
         #expect(result.report?.done.map(\.snapshot.subvolume.id) == [300, 301])
@@ -148,7 +148,7 @@ import Testing
         #expect(ids(plan) == [300, 301, 302])
         var notes: [String] = []
         let result = try session(wait: true).run(
-            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in }))
+            plan, hooks: DeletionSession.Hooks(note: { notes.append($0) }, confirm: { _ in false }))
         #expect(result.report?.done.count == 3)
         #expect(notes.last?.hasSuffix("--max-count reached") == true, "\(notes)")
     }

@@ -25,18 +25,18 @@ import Testing
         #expect(plan.protected.map(\.snapshot.subvolume.id) == [300])
         #expect(plan.protected.first?.reason == "subvolume is mounted at /srv (EBUSY)")
         #expect(plan.estimatedReclaim == 20 << 20)
-        #expect(plan.namedProtectedCount == 0)
+        #expect(plan.protectedCountingAsFailed == 0)
     }
 
     @Test func aProtectedSnapshotTheUserNamedCountsAsNotDone() {
         var named = fixture.planned([300], named: true)
         named[0].subvolume.isDefault = true
         let plan = DeletionPlan.make(selected: named + fixture.planned([301]), rules: DeletionRules())
-        #expect(plan.namedProtectedCount == 1)
+        #expect(plan.protectedCountingAsFailed == 1)
         var report = DeletionReport()
         report.outcomes = [DeletionOutcome(snapshot: plan.toDelete[0], result: .deleted)]
-        #expect(report.exitStatus(namedProtected: plan.namedProtectedCount) == .partialFailure)
-        #expect(DeletionReport().exitStatus(namedProtected: 1) == .failure)
+        #expect(report.exitStatus(protectedFailures: plan.protectedCountingAsFailed) == .partialFailure)
+        #expect(DeletionReport().exitStatus(protectedFailures: 1) == .failure)
     }
 
     @Test func theEstimateIsUnknownWhenOneSizeIsUnknown() {

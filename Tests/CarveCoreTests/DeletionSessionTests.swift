@@ -37,7 +37,7 @@ import Testing
         DeletionSession.Hooks(
             note: { [journal] in journal.add("note \($0)") },
             confirm: { [journal] plan in
-                journal.add("confirm \(plan.toDelete.count)"); try confirm(plan)
+                journal.add("confirm \(plan.toDelete.count)"); try confirm(plan); return false
             },
             outcome: { [journal] outcome, index, total in
                 journal.add("outcome \(outcome.snapshot.subvolume.id) \(index)/\(total)")

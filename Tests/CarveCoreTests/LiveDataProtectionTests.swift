@@ -40,7 +40,7 @@ import Testing
     @Test func anEnginesSnapshotNamedIsRefusedAndTheOthersGo() {
         let fixture = DeletionFixture(extra: Self.extras)
         let plan = plan(fixture, ids: [300, 400], named: true)
-        #expect(plan.namedProtectedCount == 1)
+        #expect(plan.protectedCountingAsFailed == 1)
         let report = fixture.run([300, 400])
         #expect(report.done.map(\.snapshot.subvolume.id) == [300])
         #expect(report.notDone.first?.errorText == "owned by podman: delete it with podman")

@@ -46,7 +46,7 @@ struct DeletionFixture {
         let session = DeletionSession(
             backend: backend, lock: NoLock(), lockTimeout: 0, rules: rules, dryRun: false, wait: false)
         let hooks = DeletionSession.Hooks(
-            note: { _ in }, confirm: { _ in }, catchInterrupts: { flag = $0 },
+            note: { _ in }, confirm: { _ in false }, catchInterrupts: { flag = $0 },
             outcome: { _, index, _ in if index == cancelAfter { flag?.cancel() } })
         do {
             return try session.run(DeletionPlan(toDelete: plan), hooks: hooks).report ?? DeletionReport()

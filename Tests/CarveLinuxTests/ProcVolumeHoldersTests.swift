@@ -43,7 +43,7 @@ import Testing
         let holders = ProcVolumeHolders(host: HostRoot(root))
         if prefetched { holders.prefetch() }
         if devicesAhead { holders.prefetch(devicesOf: [target, target + "/missing", "/proc"]) }
-        let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
+        let found = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false).holders
         // 104 holds only /proc and /dev/null; 102's libc line is not on an anonymous device, so its
         // map_files link (here into the volume) is never looked at.
         #expect(
@@ -53,11 +53,11 @@ import Testing
             ])
         var missing = volume(at: target + "/missing")
         missing.id = 301
-        #expect(holders.holders(of: missing, on: F.filesystem(), recheck: false) == [])
+        #expect(holders.holders(of: missing, on: F.filesystem(), recheck: false) == VolumeHolding())
         var unreachable = volume(at: target)
         unreachable.id = 302
         unreachable.mountedPath = nil
-        #expect(holders.holders(of: unreachable, on: F.filesystem(), recheck: false) == [])
+        #expect(holders.holders(of: unreachable, on: F.filesystem(), recheck: false) == VolumeHolding())
     }
 
     @Test func aRecheckReadsProcAgainOnlyOnceTheLastReadIsOld() throws {
@@ -67,24 +67,60 @@ import Testing
         let fresh = ProcVolumeHolders(host: HostRoot(root), recheckAfter: 0)
         let lazy = ProcVolumeHolders(host: HostRoot(root), recheckAfter: 3_600)
         for holders in [fresh, lazy] {
-            #expect(holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false) == [])
+            #expect(holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false).holders == [])
         }
         try FileManager.default.createDirectory(atPath: root + "/proc/100/fd", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: root + "/proc/100/fd/4", withDestinationPath: target)
-        #expect(fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: false) == [], "read once a run")
         #expect(
-            fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [
+            fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: false).holders == [], "read once a run")
+        #expect(
+            fresh.holders(of: volume(at: target), on: F.filesystem(), recheck: true).holders == [
                 .init(pid: 100, command: "sleep")
             ])
-        #expect(lazy.holders(of: volume(at: target), on: F.filesystem(), recheck: true) == [])
+        #expect(lazy.holders(of: volume(at: target), on: F.filesystem(), recheck: true).holders == [])
+        lazy.refresh()
+        #expect(
+            lazy.holders(of: volume(at: target), on: F.filesystem(), recheck: false).holders == [
+                .init(pid: 100, command: "sleep")
+            ], "a refresh reads afresh, however recent the last read")
     }
 
-    @Test func noProcDirectoryMeansNoHolders() throws {
+    @Test func noProcDirectoryLeavesEveryVolumeUnseen() throws {
         let root = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
+        let holding = ProcVolumeHolders(host: HostRoot(root)).holders(
+            of: volume(at: root), on: F.filesystem(), recheck: false)
+        #expect(holding.holders == [])
+        #expect(holding.unseen?.processes == [])
+        #expect(holding.unseen?.cause.hasPrefix("cannot read /proc: ") == true, "\(String(describing: holding.unseen))")
+    }
+
+    /// A PID namespace other than the host's, or hidepid without CAP_SYS_PTRACE: some
+    /// processes are not even listed, so every volume may be held.
+    @Test(
+        arguments: [
+            ("pid:[4026532999]", "rw", "0000000000000000", "PID namespace other than the host's"),
+            ("pid:[4026531836]", "rw,hidepid=invisible", "000001ffffffffff", nil),
+            ("pid:[4026531836]", "rw,hidepid=invisible", "000001fffff7ffff", "hidepid=invisible"),
+            ("pid:[4026531836]", "rw,hidepid=2", "0000000000000000", "hidepid=2"),
+            ("pid:[4026531836]", "rw,hidepid=noaccess", "0000000000000000", nil),
+        ] as [(String, String, String, String?)])
+    func processesLeftOutOfProcLeaveEveryVolumeUnseen(
+        namespace: String, procOptions: String, capabilities: String, cause: String?
+    ) throws {
+        let target = try Integration.makeScratchDirectory()
+        let root = try Integration.makeTree(
+            [
+                "proc/self/status": "Name:\tcarve\nCapEff:\t\(capabilities)\n",
+                "proc/self/mountinfo": "22 27 0:21 / /proc rw,relatime - proc proc \(procOptions)\n",
+                "proc/100/comm": "sleep\n",
+            ], links: ["proc/self/ns/pid": namespace, "proc/100/cwd": "/proc"])
+        defer { for path in [target, root] { try? FileManager.default.removeItem(atPath: path) } }
+        let holding = ProcVolumeHolders(host: HostRoot(root)).holders(
+            of: volume(at: target), on: F.filesystem(), recheck: false)
         #expect(
-            ProcVolumeHolders(host: HostRoot(root)).holders(of: volume(at: root), on: F.filesystem(), recheck: false)
-                == [])
+            holding.unseen?.cause.contains(cause ?? "\u{0}") ?? (cause == nil), "\(String(describing: holding.unseen))")
+        #expect(holding.unseen?.processes ?? [] == [])
     }
 
     @Test(arguments: [

@@ -63,7 +63,7 @@ struct DeletionFlow {
                         output.writeEssential(view.planText(table: true))
                     }
                 }
-                try Confirmation.confirm(
+                return try Confirmation.confirm(
                     count: plan.toDelete.count, estimate: plan.estimatedReclaim, yes: options.yes, services: services,
                     deletion: deletion)
             },
@@ -92,8 +92,8 @@ struct DeletionFlow {
             output.line(view.summaryText())
         }
         let status =
-            view.report?.exitStatus(namedProtected: view.plan.namedProtectedCount)
-            ?? (view.plan.namedProtectedCount > 0 && !view.dryRun ? .failure : .success)
+            view.report?.exitStatus(protectedFailures: view.plan.protectedCountingAsFailed)
+            ?? (view.plan.protectedCountingAsFailed > 0 && !view.dryRun ? .failure : .success)
         if status != .success { throw CommandExit(status) }
     }
 }

@@ -13,7 +13,12 @@ struct DeletionOptions: ParsableArguments {
     @Flag(help: "Wait until btrfs has freed the space, then report the measured change next to the estimate.")
     var wait = false
 
-    @Flag(help: "Also delete subvolumes nested inside a snapshot (refused otherwise).")
+    @Flag(
+        help: ArgumentHelp(
+            "Also delete subvolumes nested inside a snapshot (refused otherwise).",
+            discussion:
+                "Each nested subvolume must pass the safety rules as a snapshot of its own, or the snapshot is kept."
+        ))
     var recursive = false
 
     @Flag(name: .customLong("include-important"), help: "Also delete snapper snapshots marked important.")
@@ -33,7 +38,7 @@ struct DeletionOptions: ParsableArguments {
         help: ArgumentHelp(
             "Also delete snapshots that running processes hold (an open file, a working directory, a memory map).",
             discussion:
-                "Without it, a snapshot a process holds (a backup reading it) is kept, named or selected, with the process's PID and command."
+                "Without it, a snapshot a process holds (a backup reading it) is kept, named or selected, with the process's PID and command; so is every snapshot a process carve cannot see into might hold (without CAP_SYS_PTRACE, in a container)."
         ))
     var ignoreInUse = false
 

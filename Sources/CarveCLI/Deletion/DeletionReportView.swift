@@ -153,6 +153,18 @@ struct DeletionReportView {
                 ("reason", .string(entry.reason)),
             ])
         }
+        let unseen: [JSONValue] = plan.unseenProcesses.map { unseen in
+            .object([
+                ("cause", .string(unseen.cause)),
+                (
+                    "processes",
+                    .array(
+                        unseen.processes.map {
+                            .object([("pid", .int(Int64($0.pid))), ("command", .string($0.command))])
+                        })
+                ),
+            ])
+        }
         let utc = TimeZone(secondsFromGMT: 0)!
         return .document(
             [
@@ -162,6 +174,7 @@ struct DeletionReportView {
                 ("deleted", .array(deleted.map(Self.snapshotJSON))),
                 ("failed", .array(failed)),
                 ("protected", .array(protected)),
+                ("unseen_processes", .array(unseen)),
                 ("kept", .array(kept)),
                 ("estimated_reclaim", .uint(estimatedReclaim)),
                 ("measured_reclaim", measuredReclaim.map { .int($0) } ?? .null),

@@ -58,8 +58,11 @@ public struct DeletionPlan: Sendable {
     }
 
     /// Splits `selected` (deduplicated by filesystem and id) into what the rules let
-    /// carve delete and what they protect; both oldest first.
-    public static func make(selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = []) -> DeletionPlan {
+    /// carve delete and what they protect; both oldest first. With `--recursive`, the
+    /// subvolumes nested below each snapshot are found in `listings` and checked with it.
+    public static func make(
+        selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = [], listings: [VolumeListing] = []
+    ) -> DeletionPlan {
         var seen = Set<SnapshotKey>()
         var unique: [PlannedSnapshot] = []
         for snapshot in selected where seen.insert(snapshot.key).inserted {
@@ -69,17 +72,41 @@ public struct DeletionPlan: Sendable {
         let namedKeys = Set(selected.filter(\.named).map(\.key))
         for index in unique.indices where namedKeys.contains(unique[index].key) { unique[index].named = true }
         unique.sort(by: olderFirst)
+        let nesting = rules.recursive ? NestedVolumes(listings) : nil
         var plan = DeletionPlan(toDelete: [], notes: notes)
         for snapshot in unique {
+            let nested =
+                snapshot.subvolume.hasNestedSubvolumes
+                ? nesting?.below(snapshot.subvolume, on: snapshot.filesystem) ?? [] : []
             let protections = rules.protections(
-                of: snapshot.subvolume, on: snapshot.filesystem, named: snapshot.named)
+                of: snapshot.subvolume, on: snapshot.filesystem, named: snapshot.named, nested: nested)
             if protections.isEmpty {
                 plan.toDelete.append(snapshot)
             } else {
                 plan.protected.append(ProtectedSnapshot(snapshot: snapshot, protections: protections))
             }
         }
+        plan.notes += plan.unseenNotes
         return plan
+    }
+
+    /// The processes carve could not look into that keep snapshots of the plan, each set once.
+    public var unseenProcesses: [UnseenProcesses] {
+        var seen = Set<UnseenProcesses>()
+        return protected.flatMap { $0.protections.flatMap(\.unseenProcesses) }.filter { seen.insert($0).inserted }
+    }
+
+    /// Once a plan: which processes carve could not look into, and why.
+    var unseenNotes: [String] { unseenProcesses.map(\.note) }
+
+    /// `choose` as thin calls it, a refusal saying too that carve kept snapshots it could
+    /// not see the holders of: "nothing eligible" alone would hide why.
+    func explainingRefusal<T>(_ choose: () throws -> T) throws -> T {
+        do {
+            return try choose()
+        } catch let refusal as ThinRefusal where !unseenNotes.isEmpty {
+            throw ThinRefusal.unseenHolders(refusal, because: unseenNotes.joined(separator: "; "))
+        }
     }
 
     /// The least space the deletion frees, from quota exclusive bytes; nil when a size is unknown.
@@ -87,8 +114,12 @@ public struct DeletionPlan: Sendable {
     /// exclusive bytes, yet come back too.
     public var estimatedReclaim: UInt64? { exactReclaim(of: toDelete) ?? Self.exclusiveSum(toDelete) }
 
-    /// Protected snapshots the user named: each one counts as not done.
-    public var namedProtectedCount: Int { protected.filter(\.snapshot.named).count }
+    /// Protected snapshots that count as not done: those the user named, and those kept
+    /// only because carve could not see who holds them (it failed closed: the run could
+    /// not do all it was asked, and a timer's log must say so).
+    public var protectedCountingAsFailed: Int {
+        protected.filter { $0.snapshot.named || $0.protections.contains { !$0.unseenProcesses.isEmpty } }.count
+    }
 
     public static func exclusiveSum(_ snapshots: [PlannedSnapshot]) -> UInt64? {
         var total: UInt64 = 0

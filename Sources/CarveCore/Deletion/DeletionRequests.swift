@@ -81,7 +81,8 @@ public struct DeleteRequest: Sendable {
         }
         var plan = DeletionPlan.make(
             selected: selected, rules: rules,
-            notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings))
+            notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings),
+            listings: listings)
         plan.finish(from: listings, kept: kept)
         plan.sizesSkipped = skipSizes && listings.contains { $0.sizes == .none }
         return plan
@@ -115,12 +116,13 @@ public struct ThinRequest: Sendable {
         if let availability { return try plan(until: availability, backend: backend, rules: rules, now: now) }
         let (listing, outcome, allowed) = try selected(backend: backend, rules: rules, now: now)
         let planner = ThinPlanner(target: target, order: order, bestEffort: bestEffort)
-        let chosen =
+        let chosen = try allowed.explainingRefusal {
             try listing.exact.map {
                 try planner.choose(from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, exact: $0)
             }
-            ?? planner.choose(
-                from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
+                ?? planner.choose(
+                    from: allowed.toDelete, filesystem: listing.filesystem.mountpoint, sizeNote: listing.sizeNote)
+        }
         var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: Self.notes(listing, outcome))
         plan.finish(from: [listing], kept: DeletionPlan.keptByRetention(outcome, in: listing))
         let everything = plan.exactReclaim(of: allowed.toDelete) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
@@ -142,7 +144,7 @@ public struct ThinRequest: Sendable {
         let selected = outcome.selected.map {
             PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
         }
-        return (listing, outcome, DeletionPlan.make(selected: selected, rules: rules))
+        return (listing, outcome, DeletionPlan.make(selected: selected, rules: rules, listings: [listing]))
     }
 
     /// The listing's warnings, the selection's notes on pre/post pairs, the exact scan's summary.

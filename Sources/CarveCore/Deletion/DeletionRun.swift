@@ -27,14 +27,14 @@ public struct DeletionReport: Sendable {
 
     /// The exit status: 130 interrupted; 0 when everything asked for is gone;
     /// 4 when some is and some is not; 1 when nothing could be done.
-    /// `namedProtected` counts snapshots the user named that the plan found protected.
+    /// `protectedFailures` counts protected snapshots that count as not done (`DeletionPlan.protectedCountingAsFailed`).
     /// A snapshot gone but whose manager metadata could not be removed (ENOSPC, EROFS)
     /// is half-done: it counts as a failure, so a script learns of the leftover.
-    public func exitStatus(namedProtected: Int = 0) -> ExitStatus {
+    public func exitStatus(protectedFailures: Int = 0) -> ExitStatus {
         if interrupted { return .interrupted }
         let done = doneCount
         let halfDone = outcomes.reduce(0) { $0 + ($1.isDone && $1.metadataWarning != nil ? 1 : 0) }
-        let failures = outcomes.count - done + namedProtected + halfDone
+        let failures = outcomes.count - done + protectedFailures + halfDone
         if failures == 0 { return .success }
         return done == 0 ? .failure : .partialFailure
     }

@@ -35,7 +35,7 @@ extension DeletionSession {
             hooks.note("\(now), \(short): deleting \(batch.count) more")
             var next = DeletionPlan(toDelete: Array(batch))
             next.exactSizes = plan.exactSizes
-            try hooks.confirm(next)
+            if try hooks.confirm(next) { rules.holders?.refresh() }
             let more = delete(next, hooks, cancellation)
             plan.toDelete += next.toDelete
             report.outcomes += more.outcomes

@@ -1,7 +1,7 @@
 /// A delete or thin run, in the order the safety rules need: plan; then, unless it is a
 /// dry run or nothing is to go, confirm (through the caller), take the lock, finish what
-/// killed runs left, delete one snapshot after another, and with `wait` wait for the
-/// space. The lock is taken once the plan is confirmed, so a prompt left open never
+/// killed runs left, delete one snapshot after another (each checked against the rules
+/// right before it goes), and with `wait` wait for the space. The lock is taken once the plan is confirmed, so a prompt left open never
 /// blocks a backup job; each snapshot is checked again right before its deletion anyway.
 /// The command supplies the hooks (prompt, progress, audit) and renders the result.
 public struct DeletionSession {
@@ -9,8 +9,9 @@ public struct DeletionSession {
     public struct Hooks {
         /// A line for stderr: what the sweep finished, that it waits for the cleaner.
         public var note: (String) -> Void
-        /// Asks before anything is deleted (or refuses); throws to stop the run.
-        public var confirm: (DeletionPlan) throws -> Void
+        /// Asks before anything is deleted (or refuses); throws to stop the run. True when
+        /// it waited for an answer: who holds what is then read afresh.
+        public var confirm: (DeletionPlan) throws -> Bool
         /// Starts turning signals into the flag; the run stops after the snapshot in hand.
         public var catchInterrupts: (CancellationFlag) -> Void
         /// Hears each snapshot's outcome, with its position and the total.
@@ -21,7 +22,7 @@ public struct DeletionSession {
         public var waiting: (Int) -> Void
 
         public init(
-            note: @escaping (String) -> Void, confirm: @escaping (DeletionPlan) throws -> Void,
+            note: @escaping (String) -> Void, confirm: @escaping (DeletionPlan) throws -> Bool,
             catchInterrupts: @escaping (CancellationFlag) -> Void = { _ in },
             outcome: @escaping (DeletionOutcome, Int, Int) -> Void = { _, _, _ in }, deleted: @escaping () -> Void = {},
             waiting: @escaping (Int) -> Void = { _ in }
@@ -67,7 +68,9 @@ public struct DeletionSession {
             finishInterruptedWithoutDeleting(plan, hooks)
             return result
         }
-        try hooks.confirm(plan)
+        // A prompt may have waited for minutes: a backup may have started reading a
+        // snapshot meanwhile (each clone's state is read again at its deletion anyway).
+        if try hooks.confirm(plan) { rules.holders?.refresh() }
         let holder = try lock.acquire(timeout: lockTimeout)
         defer { holder.release() }
         finishInterrupted(plan, hooks)

@@ -90,15 +90,24 @@ public struct SnapshotDeleter: Sendable {
     public func delete(_ snapshot: PlannedSnapshot) -> DeletionOutcome {
         let filesystem = snapshot.filesystem
         let current: Volume
+        let nested: [Volume]
         do {
-            guard let fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
+            guard var fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
                 return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
             }
+            if !snapshot.named && fresh.mayBecomeCloneInUse {
+                fresh = try backend.refreshingCloneState(of: fresh, on: filesystem)
+            }
             current = fresh
+            // Read now, not from the plan: what --recursive takes is what is there when it goes.
+            nested =
+                rules.recursive && current.hasNestedSubvolumes
+                ? try backend.nestedVolumes(of: current, on: filesystem) : []
         } catch {
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
-        let protections = rules.protections(of: current, on: filesystem, named: snapshot.named, recheck: true)
+        let protections = rules.protections(
+            of: current, on: filesystem, named: snapshot.named, recheck: true, nested: nested)
         guard protections.isEmpty else {
             return DeletionOutcome(snapshot: snapshot, result: .refused(protections))
         }

@@ -10,6 +10,9 @@ public enum Protection: Sendable, Hashable {
     /// Running processes hold something inside it (an open file, a working or root
     /// directory, a memory map); `--ignore-in-use` deletes it anyway.
     case inUse([VolumeHolder])
+    /// Processes carve cannot look into might hold it (no CAP_SYS_PTRACE, `hidepid`, a
+    /// PID namespace): kept, since carve cannot tell; `--ignore-in-use` deletes it anyway.
+    case holdersUnseen(UnseenProcesses)
     /// It is the filesystem's default subvolume (what a plain `mount` mounts).
     case defaultSubvolume
     /// It is mounted at `/`: the running system.
@@ -22,6 +25,9 @@ public enum Protection: Sendable, Hashable {
     case mountsInside([String])
     /// Other subvolumes are nested inside it; `--recursive` deletes them too.
     case nestedSubvolumes
+    /// With `--recursive`: a subvolume nested inside it (named by its path) is protected
+    /// for these reasons, as it would be on its own, so the snapshot is kept with it.
+    case nestedProtected(String, [Protection])
     /// snapper's number 0 stands for the current system.
     case snapperZero
     /// snapper marked it important; `--include-important` deletes it.
@@ -42,6 +48,7 @@ public enum Protection: Sendable, Hashable {
         case .cloneInUse: "written to since it was taken: a clone in use (name it to delete it)"
         case .inUse(let holders):
             "in use by \(holders.map(\.description).joined(separator: ", ")) (use --ignore-in-use)"
+        case .holdersUnseen(let unseen): "may be in use by \(unseen.phrase) (use --ignore-in-use)"
         case .defaultSubvolume: "it is the filesystem's default subvolume"
         case .mountedAtRoot: "it is mounted at /"
         case .mounted(let places) where places.isEmpty: "something is mounted on it (EBUSY)"
@@ -49,11 +56,24 @@ public enum Protection: Sendable, Hashable {
         case .mountsInside(let places):
             "something is mounted inside it at \(places.joined(separator: ", ")) (unmount it first)"
         case .nestedSubvolumes: "it has nested subvolumes (use --recursive to delete them too)"
+        case .nestedProtected(let path, let protections):
+            "its nested subvolume \(path) is protected: \(protections.map(\.reason).joined(separator: "; "))"
         case .snapperZero: "snapper snapshot 0 is the current system"
         case .important: "snapper marked it important (use --include-important)"
         case .chainParent(let why): "\(why) (use --break-chains)"
         case .beingSent: "a btrfs send is reading it (a backup in progress): delete it once the send ends"
         case .activeSwapFile(let file): "it holds the active swap file \(file) (swapoff it first)"
+        }
+    }
+}
+
+extension Protection {
+    /// The processes carve could not look into behind this protection, nested ones included.
+    var unseenProcesses: [UnseenProcesses] {
+        switch self {
+        case .holdersUnseen(let unseen): [unseen]
+        case .nestedProtected(_, let protections): protections.flatMap(\.unseenProcesses)
+        default: []
         }
     }
 }
@@ -82,32 +102,60 @@ public struct DeletionRules: Sendable {
     /// Every rule `subvolume` breaks, first the ones no flag lifts; empty when it may be
     /// deleted. `named`: the user named it, which lifts the clone-in-use rule alone.
     /// `recheck`: right before its deletion, so who holds it is looked at again.
+    /// `nested`: with `recursive`, every subvolume below it, each of which must pass the
+    /// rules as a snapshot of its own would (a plain subvolume may go with its parent).
     public func protections(
-        of subvolume: Volume, on filesystem: Filesystem? = nil, named: Bool = false, recheck: Bool = false
+        of subvolume: Volume, on filesystem: Filesystem? = nil, named: Bool = false, recheck: Bool = false,
+        nested: [Volume] = []
     ) -> [Protection] {
         var found: [Protection] = []
         if !subvolume.isSnapshot { found.append(.notSnapshot) }
-        if let tool = SnapshotOwners.owner(subvolume.metadata.manager)?.deletingTool {
-            found.append(.ownedBy(subvolume.metadata.manager, tool: tool))
+        found += rulesOfItsOwn(subvolume, named: named, alone: true)
+        let below = recursive ? nested : []
+        for volume in below {
+            let kept = rulesOfItsOwn(volume, named: false, alone: false)
+            if !kept.isEmpty { found.append(.nestedProtected(Self.name(of: volume), kept)) }
         }
-        if subvolume.isDefault { found.append(.defaultSubvolume) }
-        if subvolume.mountpoints.contains("/") {
-            found.append(.mountedAtRoot)
-        } else if !subvolume.mountpoints.isEmpty {
-            found.append(.mounted(subvolume.mountpoints))
-        }
-        if !subvolume.mountsInside.isEmpty { found.append(.mountsInside(subvolume.mountsInside)) }
-        if let owner = SnapshotOwners.owner(subvolume.metadata.manager) {
-            found += owner.protections(of: subvolume, rules: self)
-        }
-        if subvolume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
-        if let chain = subvolume.chainParent, !breakChains { found.append(.chainParent(chain)) }
-        if subvolume.isCloneInUse && !named { found.append(.cloneInUse) }
         // Last and only when nothing else keeps it: looking costs a read of /proc.
         if found.isEmpty, !ignoreInUse, let holders, let filesystem {
-            let holding = holders.holders(of: subvolume, on: filesystem, recheck: recheck)
-            if !holding.isEmpty { found.append(.inUse(holding)) }
+            if let held = Self.inUse(holders.holders(of: subvolume, on: filesystem, recheck: recheck)) {
+                found.append(held)
+            }
+            for volume in below {
+                if let held = Self.inUse(holders.holders(of: volume, on: filesystem, recheck: recheck)) {
+                    found.append(.nestedProtected(Self.name(of: volume), [held]))
+                }
+            }
         }
         return found
     }
+
+    /// The rules a volume breaks by its own state, whether it goes alone or with its
+    /// parent: its owner, being the default or mounted, mounts inside, its owner's own
+    /// rules, a backup chain, a clone in use; `alone`: nested subvolumes without `recursive`.
+    private func rulesOfItsOwn(_ volume: Volume, named: Bool, alone: Bool) -> [Protection] {
+        var found: [Protection] = []
+        let owner = SnapshotOwners.owner(volume.metadata.manager)
+        if let tool = owner?.deletingTool { found.append(.ownedBy(volume.metadata.manager, tool: tool)) }
+        if volume.isDefault { found.append(.defaultSubvolume) }
+        if volume.mountpoints.contains("/") {
+            found.append(.mountedAtRoot)
+        } else if !volume.mountpoints.isEmpty {
+            found.append(.mounted(volume.mountpoints))
+        }
+        if !volume.mountsInside.isEmpty { found.append(.mountsInside(volume.mountsInside)) }
+        if let owner { found += owner.protections(of: volume, rules: self) }
+        if alone && volume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
+        if let chain = volume.chainParent, !breakChains { found.append(.chainParent(chain)) }
+        if volume.isCloneInUse && !named { found.append(.cloneInUse) }
+        return found
+    }
+
+    /// Seen holders keep a volume; else processes carve could not look into do.
+    private static func inUse(_ holding: VolumeHolding) -> Protection? {
+        if !holding.holders.isEmpty { return .inUse(holding.holders) }
+        return holding.unseen.map(Protection.holdersUnseen)
+    }
+
+    private static func name(of volume: Volume) -> String { volume.mountedPath ?? "<FS_TREE>/" + volume.path }
 }

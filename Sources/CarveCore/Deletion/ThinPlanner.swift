@@ -15,6 +15,9 @@ public enum ThinRefusal: ReportableError, Equatable {
     /// `--until-available`: even every eligible snapshot leaves less available than asked.
     case targetUnreachable(
         filesystem: String, eligible: Int, available: UInt64, expected: UInt64, target: String, shortfall: UInt64)
+    /// A refusal whose snapshots were kept because carve could not see who holds them:
+    /// the refusal, then why.
+    indirect case unseenHolders(ThinRefusal, because: String)
 
     public var message: String {
         switch self {
@@ -36,6 +39,7 @@ public enum ThinRefusal: ReportableError, Equatable {
                     : "deleting all \(eligible) eligible snapshots would leave about \(ByteSize.format(expected))")
                 + " available, \(ByteSize.format(shortfall)) short of the \(target) asked for; nothing deleted"
                 + (eligible == 0 ? "" : " (--best-effort deletes them anyway)")
+        case .unseenHolders(let refusal, let because): "\(refusal.message); \(because)"
         }
     }
 

@@ -33,7 +33,10 @@ extension ThinRequest {
         goal.eligible = ThinPlanner(target: goal.target, order: order).sorted(allowed.toDelete)
         goal.exact = listing.exact
         var plan = DeletionPlan(
-            toDelete: try goal.plan(bestEffort: bestEffort, sizeNote: listing.sizeNote), protected: allowed.protected,
+            toDelete: try allowed.explainingRefusal {
+                try goal.plan(bestEffort: bestEffort, sizeNote: listing.sizeNote)
+            },
+            protected: allowed.protected,
             notes: Self.notes(listing, outcome))
         if goal.everything < goal.shortfall(available: space.available) {
             plan.notes.append("--best-effort: deleting every eligible snapshot leaves less available than asked for")

@@ -74,6 +74,12 @@ public struct Volume: Sendable, Hashable, Codable {
         isSnapshot && !readOnly && changedSinceTaken && metadata.manager == .plain && receivedUUID == nil
     }
 
+    /// A plain snapshot not yet known as a clone in use, which writing to it (once made
+    /// writable) would make one: its clone state is read again right before its deletion.
+    public var mayBecomeCloneInUse: Bool {
+        isSnapshot && !changedSinceTaken && metadata.manager == .plain && receivedUUID == nil
+    }
+
     /// True when a mount reaches it, so it can be named by path.
     public var isReachable: Bool { mountedPath != nil }
 }

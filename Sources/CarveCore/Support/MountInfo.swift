@@ -67,6 +67,22 @@ public enum MountInfo {
         )
     }
 
+    /// The device numbers (third field) of every well-formed line: which filesystems a
+    /// mount namespace shows, read from a process's mountinfo without parsing the rest.
+    public static func deviceNumbers(in bytes: [UInt8]) -> Set<DeviceNumber> {
+        var numbers = Set<DeviceNumber>()
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 3)
+            guard fields.count > 3 else { continue }
+            let parts = fields[2].split(separator: UInt8(ascii: ":"))
+            guard parts.count == 2, let major = UInt32(String(decoding: parts[0], as: UTF8.self)),
+                let minor = UInt32(String(decoding: parts[1], as: UTF8.self))
+            else { continue }
+            numbers.insert(DeviceNumber(major: major, minor: minor))
+        }
+        return numbers
+    }
+
     /// Decodes `\NNN` octal escapes. The decoded bytes may not be UTF-8; such bytes
     /// are carried (`ByteText`), so every mountpoint comes back exactly.
     public static func unescape(_ field: String) -> String {

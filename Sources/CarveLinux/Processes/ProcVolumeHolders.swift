@@ -9,23 +9,32 @@ import Synchronization
 /// whatever mount namespace the process sees it through. `/proc` is read under the host
 /// root (a fixture tree in tests).
 ///
+/// A process whose links carve may not read (without CAP_SYS_PTRACE, every process of
+/// another user or with capabilities carve lacks) might hold any snapshot: it is named
+/// as unseen, never taken for one holding nothing. Only one whose mount namespace shows
+/// no mount of the filesystem is left out (its mountinfo is readable to anyone): it
+/// could hold a file there only through a descriptor passed in from another namespace,
+/// or a mount lazily detached since.
+///
 /// Reading /proc costs milliseconds (every process, every descriptor), so it is read
-/// once when the plan first asks, and again right before a deletion only when the last
-/// read is older than `recheckAfter` seconds: a deletion run of a thousand snapshots
-/// reads it once or twice, and a process that starts holding a snapshot less than
-/// `recheckAfter` before its deletion may be missed (btrfs itself refuses to delete a
-/// snapshot that `btrfs send` is reading).
+/// once when the plan first asks, again after a prompt (`refresh`), and right before a
+/// deletion only when the last read is older than `recheckAfter` seconds: a deletion
+/// run of a thousand snapshots reads it once or twice, and a process that starts
+/// holding a snapshot less than `recheckAfter` before its deletion may be missed (btrfs
+/// itself refuses to delete a snapshot that `btrfs send` is reading).
 public final class ProcVolumeHolders: VolumeHolders {
     let host: HostRoot
     let recheckAfter: Double
     private struct State {
         var readAt: Double?
-        var byDevice: [UInt64: [Int32]] = [:]
+        var look = ProcessLook()
         /// The device of each volume's mounted path, once looked up.
         var devices: [String: UInt64?] = [:]
         var commands: [Int32: String] = [:]
+        /// Each filesystem's device numbers as mount tables show them, once looked up.
+        var filesystemNumbers: [String: Set<DeviceNumber>] = [:]
         /// The first look, started by `prefetch` and not yet taken.
-        var pending: Background<[UInt64: [Int32]]>?
+        var pending: Background<ProcessLook>?
         /// The named paths' devices, started by `prefetch(devicesOf:)` and not yet taken.
         var pendingDevices: Background<[String: UInt64?]>?
     }
@@ -42,7 +51,7 @@ public final class ProcVolumeHolders: VolumeHolders {
         state.withLock { state in
             guard state.readAt == nil, state.pending == nil else { return }
             state.readAt = Self.now()
-            state.pending = Background { ProcessScan(host: host).heldDevices() }
+            state.pending = Background { ProcessScan(host: host).look() }
         }
     }
 
@@ -57,11 +66,19 @@ public final class ProcVolumeHolders: VolumeHolders {
         }
     }
 
-    public func holders(of volume: Volume, on filesystem: Filesystem, recheck: Bool) -> [VolumeHolder] {
-        guard let path = volume.mountedPath else { return [] }
+    public func refresh() {
+        state.withLock { state in
+            if let pending = state.pending { _ = pending.value }
+            state.pending = nil
+            state.readAt = nil
+        }
+    }
+
+    public func holders(of volume: Volume, on filesystem: Filesystem, recheck: Bool) -> VolumeHolding {
+        guard let path = volume.mountedPath else { return VolumeHolding() }
         return state.withLock { state in
             if let pending = state.pending {
-                state.byDevice = pending.value
+                state.look = pending.value
                 state.pending = nil
             }
             if let pending = state.pendingDevices {
@@ -69,7 +86,7 @@ public final class ProcVolumeHolders: VolumeHolders {
                 state.pendingDevices = nil
             }
             if state.readAt == nil || (recheck && Self.now() - state.readAt! > recheckAfter) {
-                state.byDevice = ProcessScan(host: host).heldDevices()
+                state.look = ProcessScan(host: host).look()
                 state.readAt = Self.now()
                 state.commands = [:]
             }
@@ -80,14 +97,45 @@ public final class ProcVolumeHolders: VolumeHolders {
                 device = Self.device(of: path)
                 state.devices[path] = device
             }
-            guard let device, let pids = state.byDevice[device] else { return [] }
-            return pids.map { pid in
-                if let command = state.commands[pid] { return VolumeHolder(pid: pid, command: command) }
-                let command = ProcessScan(host: host).command(of: pid)
-                state.commands[pid] = command
-                return VolumeHolder(pid: pid, command: command)
-            }
+            let seen = device.flatMap { state.look.byDevice[$0] } ?? []
+            return VolumeHolding(
+                holders: seen.map { command(of: $0, &state) }, unseen: unseen(on: filesystem, &state))
         }
+    }
+
+    /// The processes carve could not look into that might hold something on `filesystem`.
+    private func unseen(on filesystem: Filesystem, _ state: inout State) -> UnseenProcesses? {
+        if let blind = state.look.blind { return UnseenProcesses(processes: [], cause: blind) }
+        guard !state.look.unseen.isEmpty else { return nil }
+        let numbers: Set<DeviceNumber>
+        if let known = state.filesystemNumbers[filesystem.uuid] {
+            numbers = known
+        } else {
+            numbers = filesystemNumbers(filesystem)
+            state.filesystemNumbers[filesystem.uuid] = numbers
+        }
+        let pids = state.look.unseen.compactMap { pid, shown -> Int32? in
+            // A namespace that shows none of the filesystem's mounts cannot reach it.
+            guard let shown, !numbers.isEmpty else { return pid }
+            return shown.isDisjoint(with: numbers) ? nil : pid
+        }
+        guard !pids.isEmpty else { return nil }
+        return UnseenProcesses(processes: pids.sorted().map { command(of: $0, &state) }, cause: state.look.unseenCause)
+    }
+
+    /// The device numbers carve's own mount table gives the filesystem's mounts (btrfs
+    /// shows one number for every mount of a filesystem, whichever subvolume).
+    private func filesystemNumbers(_ filesystem: Filesystem) -> Set<DeviceNumber> {
+        guard let text = Files.text(host.mountInfo), let entries = try? MountInfo.parse(text) else { return [] }
+        let mountpoints = Set(filesystem.mounts.map(\.mountpoint))
+        return Set(entries.filter { mountpoints.contains($0.mountpoint) }.map(\.number))
+    }
+
+    private func command(of pid: Int32, _ state: inout State) -> VolumeHolder {
+        if let command = state.commands[pid] { return VolumeHolder(pid: pid, command: command) }
+        let command = ProcessScan(host: host).command(of: pid)
+        state.commands[pid] = command
+        return VolumeHolder(pid: pid, command: command)
     }
 
     private static func device(of path: String) -> UInt64? {

@@ -93,6 +93,14 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         try deleter(for: filesystem).currentState(of: subvolume, on: filesystem)
     }
 
+    public func refreshingCloneState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume {
+        try deleter(for: filesystem).refreshingCloneState(of: subvolume, on: filesystem)
+    }
+
+    public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
+        try deleter(for: filesystem).nestedVolumes(of: subvolume, on: filesystem)
+    }
+
     public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
         try deleter(for: filesystem).deleteSubvolume(subvolume, on: filesystem, recursive: recursive)
     }

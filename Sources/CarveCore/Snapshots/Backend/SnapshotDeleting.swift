@@ -6,6 +6,12 @@ public protocol SnapshotDeleting: Sendable {
     /// deletion call refuses a rule itself (see `RefusedByFilesystem`), or fails with
     /// ENOENT for a volume that is gone, may leave that to the call.
     func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume?
+    /// `subvolume` with whether it was written to since it was taken read afresh (a clone
+    /// may be written to while a prompt waits); asked only where the clone rule applies.
+    func refreshingCloneState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume
+    /// Every volume nested below `subvolume` as the filesystem has it now, classified
+    /// and with its mounts, parents before what they hold: what `--recursive` deletes.
+    func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume]
     /// Deletes the volume: by path when a mount reaches it, else by id.
     /// Throws a `SystemCallError` that keeps errno (ENOENT when it is already gone), or
     /// `RefusedByFilesystem` when the filesystem refused it for a reason it names.

@@ -21,6 +21,32 @@ extension BtrfsSnapshotBackend {
         return current
     }
 
+    /// The generation and read-only flag read again (one search of the root tree), then
+    /// the changed leaves as the listing reads them (`CloneChanges`). A subvolume gone
+    /// meanwhile comes back unchanged: its deletion then finds it gone.
+    public func refreshingCloneState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume {
+        let root = try roots.directory(of: filesystem)
+        var info = btrfs_util_subvolume_info()
+        do {
+            try BtrfsUtilCall.check(
+                btrfs_util_subvolume_info_fd(root.fd, subvolume.id, &info),
+                "cannot read subvolume \(subvolume.id) on \(filesystem.mountpoint)", "btrfs_util_subvolume_info_fd")
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return subvolume
+        }
+        var listing = VolumeListing(filesystem: filesystem, subvolumes: [subvolume], sizes: .none)
+        listing.subvolumes[0].readOnly = info.flags & 1 != 0 // BTRFS_ROOT_SUBVOL_RDONLY
+        listing.subvolumes[0].generation = info.generation
+        CloneChanges.mark(&listing, directory: isRoot ? root : nil)
+        return listing.subvolumes[0]
+    }
+
+    /// A listing of the filesystem as it is now, cut to what lies below `subvolume`: the
+    /// nested volumes are classified, and their mounts read, as any listed volume is.
+    public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
+        NestedVolumes([try subvolumes(of: filesystem, sizes: .none)]).below(subvolume, on: filesystem)
+    }
+
     /// By id: the id is exactly what `currentState` checked, where a path could have
     /// been renamed or swapped since. Only `--recursive` goes by path, because
     /// libbtrfsutil deletes nested subvolumes only below a path. The kernel refuses the
