@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `carve`: the root command.
 public struct CarveCommand: ParsableCommand {
-    public static let version = "0.3.0"
+    public static let version = "0.4.0"
 
     public static let configuration = CommandConfiguration(
         commandName: "carve",
