@@ -41,17 +41,24 @@ final class DeletionDisk {
         if exclusive && mebibytes > 0 { try FileManager.default.removeItem(atPath: file) }
     }
 
-    /// Runs the built carve with this disk's lock file.
+    /// How deleting runs unattended: under exactly the capability set of the shipped
+    /// `carve-prune@` unit, so every deletion test checks its rule as the timer runs it
+    /// (root at a shell has every capability the unit has, and more).
+    static let unit = Result { try UnitSandbox(unit: "carve-prune@.service") }
+
+    /// The built carve with this disk's lock file, as `carve-prune@` runs it; `asRoot`:
+    /// with every capability, as root at a shell.
     @discardableResult
-    func carve(_ arguments: [String]) throws -> Shell.Result {
-        try Shell.run([CarveBinary.path] + arguments, environment: ["CARVE_LOCK_FILE": lockFile])
+    func carve(_ arguments: [String], asRoot: Bool = false) throws -> Shell.Result {
+        let prefix = asRoot ? [] : try Self.unit.get().prefix
+        return try Shell.run(prefix + [CarveBinary.path] + arguments, environment: ["CARVE_LOCK_FILE": lockFile])
     }
 
     /// A carve process started in the background, for lock and kill tests.
     func startCarve(_ arguments: [String]) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CarveBinary.path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = try Self.unit.get().prefix + [CarveBinary.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -67,8 +74,8 @@ final class DeletionDisk {
         _ arguments: [String], afterDeletions deletions: Int
     ) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String) {
         let run = Process()
-        run.executableURL = URL(fileURLWithPath: CarveBinary.path)
-        run.arguments = arguments
+        run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        run.arguments = try Self.unit.get().prefix + [CarveBinary.path] + arguments
         run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
         let stdout = Pipe(), stderr = Pipe()
         run.standardOutput = stdout
