@@ -4,18 +4,19 @@ import Testing
 /// What /proc tells of carve's own view of the processes: the PID namespace, hidepid,
 /// its capabilities, which processes are kernel threads, what a mount namespace shows.
 @Suite struct ProcessVisibilityTests {
-    @Test(arguments: [
-        ("pid:[4026531836]", "rw", true, nil),
-        ("pid:[4026532512]", "rw", true, "PID namespace other than the host's"),
-        (nil, "rw", nil, nil),
-        ("pid:[4026531836]", "rw,hidepid=invisible", false, "hidepid=invisible"),
-        ("pid:[4026531836]", "rw,hidepid=invisible", nil, "hidepid=invisible"),
-        ("pid:[4026531836]", "rw,hidepid=ptraceable,gid=4", false, "hidepid=ptraceable"),
-        ("pid:[4026531836]", "rw,hidepid=4", true, nil),
-        ("pid:[4026531836]", "rw,hidepid=1", false, nil),
-        ("pid:[4026531836]", "rw,hidepid=0", false, nil),
-        ("garbage", "", false, nil),
-    ] as [(String?, String, Bool?, String?)])
+    @Test(
+        arguments: [
+            ("pid:[4026531836]", "rw", true, nil),
+            ("pid:[4026532512]", "rw", true, "PID namespace other than the host's"),
+            (nil, "rw", nil, nil),
+            ("pid:[4026531836]", "rw,hidepid=invisible", false, "hidepid=invisible"),
+            ("pid:[4026531836]", "rw,hidepid=invisible", nil, "hidepid=invisible"),
+            ("pid:[4026531836]", "rw,hidepid=ptraceable,gid=4", false, "hidepid=ptraceable"),
+            ("pid:[4026531836]", "rw,hidepid=4", true, nil),
+            ("pid:[4026531836]", "rw,hidepid=1", false, nil),
+            ("pid:[4026531836]", "rw,hidepid=0", false, nil),
+            ("garbage", "", false, nil),
+        ] as [(String?, String, Bool?, String?)])
     func blindnessComesFromTheNamespaceOrHidepid(namespace: String?, options: String, traces: Bool?, cause: String?) {
         let found = ProcessVisibility.blindness(
             ownPIDNamespace: namespace, procMount: options.split(separator: ",").map(String.init), canTraceAll: traces)
@@ -26,14 +27,15 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("Name:\tcarve\nCapEff:\t000001ffffffffff\n", true),
-        ("Name:\tcarve\nCapEff:\t000000000020000e\n", false),
-        ("CapEff:\t0000000000080000", true),
-        ("Name:\tcarve\n", nil),
-        ("CapEff:\tzz\n", nil),
-        ("", nil),
-    ] as [(String, Bool?)])
+    @Test(
+        arguments: [
+            ("Name:\tcarve\nCapEff:\t000001ffffffffff\n", true),
+            ("Name:\tcarve\nCapEff:\t000000000020000e\n", false),
+            ("CapEff:\t0000000000080000", true),
+            ("Name:\tcarve\n", nil),
+            ("CapEff:\tzz\n", nil),
+            ("", nil),
+        ] as [(String, Bool?)])
     func statusGivesTheEffectiveCapabilities(text: String, ptrace: Bool?) {
         #expect(ProcStatus(text).hasCapability(ProcStatus.capSysPtrace) == ptrace)
     }
@@ -66,7 +68,8 @@ import Testing
             """
         #expect(
             MountInfo.deviceNumbers(in: Array(text.utf8)) == [
-                DeviceNumber(major: 0, minor: 21), DeviceNumber(major: 0, minor: 45), DeviceNumber(major: 259, minor: 3),
+                DeviceNumber(major: 0, minor: 21), DeviceNumber(major: 0, minor: 45),
+                DeviceNumber(major: 259, minor: 3),
             ])
         #expect(MountInfo.deviceNumbers(in: []) == [])
     }

@@ -37,7 +37,8 @@ import Testing
         let fixture = DeletionFixture()
         let holders = FakeVolumeHolders([303: [VolumeHolder(pid: 77, command: "rsync")]])
         holders.unseen = (Self.blind, [301, 302, 303])
-        let plan = DeletionPlan.make(selected: fixture.planned([300, 301, 302, 303]), rules: DeletionRules(holders: holders))
+        let plan = DeletionPlan.make(
+            selected: fixture.planned([300, 301, 302, 303]), rules: DeletionRules(holders: holders))
         #expect(plan.toDelete.map(\.subvolume.id) == [300])
         #expect(
             plan.protected.map(\.reason) == [
@@ -61,7 +62,8 @@ import Testing
         let fixture = DeletionFixture()
         let holders = FakeVolumeHolders()
         holders.unseen = (UnseenProcesses(processes: [], cause: "cannot read /proc: ENOENT"), nil)
-        let plan = DeletionPlan.make(selected: fixture.planned([300], named: true), rules: DeletionRules(holders: holders))
+        let plan = DeletionPlan.make(
+            selected: fixture.planned([300], named: true), rules: DeletionRules(holders: holders))
         #expect(plan.toDelete.isEmpty)
         #expect(
             plan.protected.first?.reason
@@ -112,7 +114,8 @@ import Testing
         let fixture = DeletionFixture(extra: Array(Self.nesting().prefix(2)))
         let holders = FakeVolumeHolders()
         let rules = DeletionRules(recursive: true, holders: holders)
-        let plan = DeletionPlan.make(selected: fixture.planned([500], named: true), rules: rules, listings: [listing(fixture)])
+        let plan = DeletionPlan.make(
+            selected: fixture.planned([500], named: true), rules: rules, listings: [listing(fixture)])
         #expect(plan.toDelete.count == 1)
         // Someone mounts something inside the nested subvolume before the deletion.
         fixture.change(501) { $0.mountsInside = ["/mnt/work/box/var/proc"] }
@@ -144,7 +147,8 @@ import Testing
             })
         let report = try #require(try session.run(plan, hooks: hooks).report)
         #expect(report.done.map(\.snapshot.subvolume.id) == [300])
-        #expect(report.notDone.first?.errorText == "written to since it was taken: a clone in use (name it to delete it)")
+        #expect(
+            report.notDone.first?.errorText == "written to since it was taken: a clone in use (name it to delete it)")
         #expect(holders.refreshes == 1, "who holds what is read afresh once the prompt is answered")
     }
 
