@@ -8,10 +8,9 @@ import Glibc
 /// generation moves past the transaction that created it (otransid) on any change,
 /// and so does its ctransid, even when a read only updated an atime. So the leaves
 /// written since (found as `btrfs subvolume find-new` finds them: a search whose
-/// minimum transaction skips older nodes whole) are read, and the snapshot counts as
-/// written to when one of their inodes changed in that time with its ctime at or
-/// after the snapshot's creation: creating, removing, renaming, writing or chmod'ing
-/// sets ctime, an atime update does not. Stops at the first such inode.
+/// minimum transaction skips older nodes whole) are read, and each item changed since
+/// is weighed (`CloneEvidence`): data written since, an inode created since, or one
+/// whose change time says it changed after the snapshot was taken. Stops at the first.
 struct CloneChanges {
     let directory: FileDescriptor
 
@@ -37,28 +36,42 @@ struct CloneChanges {
 
     func writtenSinceTaken(_ volume: Volume) throws -> Bool {
         let search = TreeSearch(directory, bufferSize: 16 << 10)
-        search.minimumTransaction = volume.createdGeneration + 1
+        let created = volume.createdGeneration
+        search.minimumTransaction = created + 1
         let taken = volume.otime.timeIntervalSince1970
         do {
             try search.forEachItem(tree: volume.id, firstObjectID: 0) { item in
+                if item.type == BtrfsKey.fileExtent, item.data.count >= 8 {
+                    let generation = Self.uint64(item.data, at: Int(carve_file_extent_generation.rawValue))
+                    if CloneEvidence.extentWasWritten(extentGeneration: generation, snapshotGeneration: created) {
+                        throw Found()
+                    }
+                }
                 guard item.type == BtrfsKey.inodeItem, item.data.count >= Int(carve_inode_item_size.rawValue) else {
                     return
                 }
-                let transid = UInt64(
-                    littleEndian: item.data.loadUnaligned(
-                        fromByteOffset: Int(carve_inode_item_transid.rawValue), as: UInt64.self))
-                guard transid > volume.createdGeneration else { return }
-                let ctime = Int(carve_inode_item_ctime.rawValue)
-                let seconds = Int64(
-                    bitPattern: UInt64(littleEndian: item.data.loadUnaligned(fromByteOffset: ctime, as: UInt64.self)))
-                let nanoseconds = UInt32(
-                    littleEndian: item.data.loadUnaligned(fromByteOffset: ctime + 8, as: UInt32.self))
-                // The kernel's coarse clock can give a change right after the snapshot its very timestamp.
-                if Double(seconds) + Double(nanoseconds) / 1e9 >= taken - 0.000_001 { throw Found() }
+                guard Self.uint64(item.data, at: Int(carve_inode_item_transid.rawValue)) > created else { return }
+                let written = CloneEvidence.inodeWasWritten(
+                    inodeGeneration: Self.uint64(item.data, at: Int(carve_inode_item_generation.rawValue)),
+                    snapshotGeneration: created,
+                    changed: Self.time(item.data, at: Int(carve_inode_item_ctime.rawValue)),
+                    accessed: Self.time(item.data, at: Int(carve_inode_item_atime.rawValue)), snapshotCreated: taken)
+                if written { throw Found() }
             }
         } catch is Found {
             return true
         }
         return false
+    }
+
+    private static func uint64(_ data: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: data.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// A `btrfs_timespec`: seconds (le64) and nanoseconds (le32).
+    private static func time(_ data: UnsafeRawBufferPointer, at offset: Int) -> Double {
+        let seconds = Int64(bitPattern: uint64(data, at: offset))
+        let nanoseconds = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
+        return Double(seconds) + Double(nanoseconds) / 1e9
     }
 }
