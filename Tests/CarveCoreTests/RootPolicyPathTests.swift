@@ -116,7 +116,8 @@ import Testing
                 "/etc/carve/prune/evil.conf: not read as root: /home/u, reached through a symlink, is owned by uid 1000"
             ) == true)
         // A link another user made in a sticky directory: refused itself.
-        tree.add("/tmp/planted.conf", PathStep(.symlink, owner: 1000, mode: 0o777), target: "/etc/carve/prune/home.conf")
+        tree.add(
+            "/tmp/planted.conf", PathStep(.symlink, owner: 1000, mode: 0o777), target: "/etc/carve/prune/home.conf")
         #expect(refusal("/tmp/planted.conf", in: tree)?.contains("it is owned by uid 1000") == true)
         // Links that go round end as the kernel's do.
         tree.add("/etc/carve/loop", PathStep(.symlink, owner: 0, mode: 0o777), target: "loop")

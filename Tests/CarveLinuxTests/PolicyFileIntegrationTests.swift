@@ -30,9 +30,12 @@ struct PolicyFileIntegrationTests {
     @Test func aRootOnlyPolicyIsReadAndARootOwnedLinkToOneToo() throws {
         try withPolicyDisk { disk, directory in
             try write(directory + "/all.conf", disk)
-            try FileManager.default.createSymbolicLink(atPath: directory + "/link.conf", withDestinationPath: "all.conf")
+            try FileManager.default.createSymbolicLink(
+                atPath: directory + "/link.conf", withDestinationPath: "all.conf")
             for file in ["all.conf", "link.conf"] {
-                let result = try disk.carve(["snapshots", "delete", "--options-file", directory + "/" + file, "--dry-run"])
+                let result = try disk.carve([
+                    "snapshots", "delete", "--options-file", directory + "/" + file, "--dry-run",
+                ])
                 #expect(result.status == 0, "\(file): \(result.stderr)")
                 #expect(result.stdout.contains("snaps/a") && result.stdout.contains("snaps/b"), "\(result.stdout)")
             }

@@ -99,7 +99,7 @@ public enum RootPolicyPath {
         if step.owner != 0 {
             reason = "owned by uid \(step.owner) (mode \(octal(step.mode)))"
         } else if step.kind == .symlink {
-            return nil  // A link's own mode means nothing; who made it, and where, does.
+            return nil // A link's own mode means nothing; who made it, and where, does.
         } else if step.kind == .directory && step.mode & PathStep.sticky != 0 {
             return nil
         } else if step.mode & 0o020 != 0 {
