@@ -47,7 +47,9 @@ extension FileDescriptor {
 
     /// mkdirat(2) of `name` in this directory; false when something is there already.
     @discardableResult
-    func makeDirectory(_ name: String, mode: mode_t, _ context: @autoclosure () -> String) throws(SystemCallError)
+    func makeDirectory(
+        _ name: String, mode: mode_t, _ context: @autoclosure () -> String
+    ) throws(SystemCallError)
         -> Bool
     {
         guard ByteText.withCString(name, { mkdirat(fd, $0, mode) }) == 0 else {
@@ -58,8 +60,7 @@ extension FileDescriptor {
     }
 
     /// symlinkat(2): `name` in this directory, pointing to `target`.
-    func makeSymlink(_ name: String, to target: String, _ context: @autoclosure () -> String) throws(SystemCallError)
-    {
+    func makeSymlink(_ name: String, to target: String, _ context: @autoclosure () -> String) throws(SystemCallError) {
         let result = ByteText.withCString(target) { to in ByteText.withCString(name) { symlinkat(to, fd, $0) } }
         guard result == 0 else { throw SystemCallError(context(), call: "symlinkat", errno: errno) }
     }
