@@ -67,6 +67,12 @@ public struct OwnerPathBytes {
             return false
         }
 
+        /// True when the bytes begin with `text`'s.
+        public func hasPrefix(_ text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { buffer.starts(with: $0) }
+        }
+
         public func equals(_ text: StaticString) -> Bool {
             buffer.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
