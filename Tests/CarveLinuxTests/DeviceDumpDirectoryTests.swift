@@ -61,7 +61,8 @@ import Testing
         #expect(throws: SystemCallError.self) { try dump.writeFile("/sys/size", Array("0\n".utf8)) }
         #expect(throws: SystemCallError.self) { try dump.makeDirectories("/sys/devices") }
         try dump.makeDirectories("/dev")
-        try FileManager.default.createSymbolicLink(atPath: root + "/dump/dev/loop0", withDestinationPath: victim + "/size")
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/dump/dev/loop0", withDestinationPath: victim + "/size")
         let refused = #expect(throws: SystemCallError.self) { try dump.writeFile("/dev/loop0", Array("E:1\n".utf8)) }
         #expect(refused?.errno == ELOOP)
         // A link of the dump's own replaces what is there, pointing where the dump says.

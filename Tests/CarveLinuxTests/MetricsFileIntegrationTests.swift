@@ -36,7 +36,8 @@ struct MetricsFileIntegrationTests {
             let victim = fs.disk.directory + "/victim"
             try Data("precious\n".utf8).write(to: URL(fileURLWithPath: victim))
             let file = directory + "/carve.prom"
-            try FileManager.default.createSymbolicLink(atPath: directory + "/carve.prom.tmp", withDestinationPath: victim)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory + "/carve.prom.tmp", withDestinationPath: victim)
             try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: victim)
             let result = try list(fs, file)
             #expect(result.status == 0, "\(result.stderr)")
@@ -46,16 +47,22 @@ struct MetricsFileIntegrationTests {
             #expect(attributes[.type] as? FileAttributeType == .typeRegular)
             #expect(attributes[.posixPermissions] as? Int == 0o644)
             let text = try String(contentsOfFile: file, encoding: .utf8)
-            #expect(text.contains("carve_snapshots{filesystem=\"\(fs.top)\",manager=\"plain\",source=\"\(fs.top)/data\"} 2"))
+            #expect(
+                text.contains("carve_snapshots{filesystem=\"\(fs.top)\",manager=\"plain\",source=\"\(fs.top)/data\"} 2")
+            )
             // Only the planted link and the metrics: no temporary left.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["carve.prom", "carve.prom.tmp"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                    "carve.prom", "carve.prom.tmp",
+                ])
         }
     }
 
     /// Where the rename cannot go (FILE is a directory), the run fails and leaves no temporary.
     @Test func aFailedWriteLeavesNoTemporary() throws {
         try withMetricsDisk { fs, directory in
-            try FileManager.default.createDirectory(atPath: directory + "/carve.prom", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: directory + "/carve.prom", withIntermediateDirectories: false)
             let result = try list(fs, directory + "/carve.prom")
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("carve: cannot write \(directory)/carve.prom: "), "\(result.stderr)")
@@ -85,8 +92,10 @@ struct MetricsFileIntegrationTests {
             #expect(command.contains(directory + "/carve.prom"), "\(command)")
             let written = try Shell.run(command, environment: ["CARVE_CACHE": "off"])
             #expect(written.status == 0, "\(command): \(written.stderr)")
-            let check = try Shell.run(["promtool", "check", "metrics"], input: try String(
-                contentsOfFile: directory + "/carve.prom", encoding: .utf8))
+            let check = try Shell.run(
+                ["promtool", "check", "metrics"],
+                input: try String(
+                    contentsOfFile: directory + "/carve.prom", encoding: .utf8))
             #expect(check.status == 0, "promtool check metrics: \(check.stdout)\(check.stderr)")
             let port = try NodeExporter.freePort()
             let exporter = try NodeExporter(directory: directory, port: port)
@@ -137,6 +146,7 @@ final class NodeExporter {
     /// A port nothing listens on now (the kernel's pick for port 0).
     static func freePort() throws -> Int {
         let script = "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"
-        return try #require(Int(try Shell.check(["python3", "-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        return try #require(
+            Int(try Shell.check(["python3", "-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 }

@@ -56,7 +56,7 @@ public enum AtomicFile {
                 let file = try FileDescriptor.open(
                     temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, relativeTo: directory, context)
                 return (temporary, file)
-            } catch where error.errno == EEXIST && attempt < 16 {
+            } catch  where error.errno == EEXIST && attempt < 16 {
                 attempt += 1
             }
         }
