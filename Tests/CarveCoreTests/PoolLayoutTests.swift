@@ -72,8 +72,10 @@ import Testing
         // A pool's directory name deeper than a volume's place: `containers/web` needs a NAME.
         #expect(classified([volume(272, "containers", mountedAt: "/mnt/x")]).map(\.metadata.manager) == [.plain])
         #expect(
-            classified([volume(273, "containers-snapshots/web", mountedAt: "/mnt/x")], existing: Self.pool(at: "/mnt/x"))
-                .map(\.metadata.manager) == [.plain])
+            classified(
+                [volume(273, "containers-snapshots/web", mountedAt: "/mnt/x")], existing: Self.pool(at: "/mnt/x")
+            )
+            .map(\.metadata.manager) == [.plain])
     }
 
     @Test func machineImagesAreRecognisedInTheImageDirectoriesOfTheFilesystem() {

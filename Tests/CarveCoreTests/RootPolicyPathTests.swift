@@ -77,29 +77,28 @@ import Testing
     @Test(arguments: [
         (
             "/etc/carve/prune", PathStep(.directory, owner: 0, mode: 0o775),
-            "/etc/carve/prune/home.conf: not read as root: /etc/carve/prune is writable by its group (owner uid 0, mode 0775); "
-                + "a policy file and every directory above it must be root's and writable by root alone"
+            "/etc/carve/prune is writable by its group (owner uid 0, mode 0775)"
         ),
         (
             "/etc/carve", PathStep(.directory, owner: 0, mode: 0o757),
-            "/etc/carve/prune/home.conf: not read as root: /etc/carve is writable by others (owner uid 0, mode 0757); "
-                + "a policy file and every directory above it must be root's and writable by root alone"
+            "/etc/carve is writable by others (owner uid 0, mode 0757)"
         ),
         (
             "/etc/carve/prune/home.conf", PathStep(.regularFile, owner: 1000, mode: 0o644),
-            "/etc/carve/prune/home.conf: not read as root: it is owned by uid 1000 (mode 0644); "
-                + "a policy file and every directory above it must be root's and writable by root alone"
+            "it is owned by uid 1000 (mode 0644)"
         ),
         (
             "/etc/carve/prune/home.conf", PathStep(.regularFile, owner: 0, mode: 0o666),
-            "/etc/carve/prune/home.conf: not read as root: it is writable by its group (owner uid 0, mode 0666); "
-                + "a policy file and every directory above it must be root's and writable by root alone"
+            "it is writable by its group (owner uid 0, mode 0666)"
         ),
     ])
-    func aStepNotRootsAloneIsRefusedNamingOwnerAndMode(place: String, step: PathStep, message: String) {
+    func aStepNotRootsAloneIsRefusedNamingOwnerAndMode(place: String, step: PathStep, reason: String) {
         var tree = Tree()
         tree.add(place, step)
-        #expect(refusal("/etc/carve/prune/home.conf", in: tree) == message)
+        #expect(
+            refusal("/etc/carve/prune/home.conf", in: tree)
+                == "/etc/carve/prune/home.conf: not read as root: \(reason); "
+                + "a policy file and every directory above it must be root's and writable by root alone")
     }
 
     @Test func aSymlinkIsFollowedOnlyWhereRootAloneMadeItAndOnlyToWhereRootAloneWrites() throws {

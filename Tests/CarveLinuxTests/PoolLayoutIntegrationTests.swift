@@ -56,7 +56,9 @@ struct PoolLayoutIntegrationTests {
         }
         try btrfs(["subvolume", "create", root + "/custom/default_data"])
         try fm.createDirectory(atPath: root + "/custom-snapshots/default_data", withIntermediateDirectories: false)
-        try btrfs(["subvolume", "snapshot", root + "/custom/default_data", root + "/custom-snapshots/default_data/snap0"])
+        try btrfs([
+            "subvolume", "snapshot", root + "/custom/default_data", root + "/custom-snapshots/default_data/snap0",
+        ])
         try readOnly(root + "/custom-snapshots/default_data/snap0")
     }
 
