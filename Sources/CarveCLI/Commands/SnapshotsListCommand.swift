@@ -21,7 +21,6 @@ struct SnapshotsListCommand: ParsableCommand {
               $ carve snapshots list / --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --explain
               $ carve snapshots list /home --json
               $ carve snapshots list --prometheus
-              $ carve snapshots list --metrics-file /var/lib/prometheus/node-exporter/carve.prom
             """
     )
 
