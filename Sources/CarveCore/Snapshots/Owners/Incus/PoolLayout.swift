@@ -12,12 +12,9 @@
 /// snapshots). A `containers` directory alone, or beside an `images` one, with no
 /// `backup.yaml` in the instance, is not a pool.
 enum PoolLayout {
-    static let directories: Set<String> = [
-        "containers", "containers-snapshots", "virtual-machines", "virtual-machines-snapshots", "custom",
-        "custom-snapshots", "images", "buckets",
-    ]
-    /// The order they are looked for: the names only a pool has first, so a real pool
-    /// is told by one look beside the volume's own directory.
+    static let directories = Set(lookOrder)
+    /// The pool's directories in the order they are looked for: the names only a pool
+    /// has first, so a real pool is told by one look beside the volume's own directory.
     static let lookOrder = [
         "containers-snapshots", "custom-snapshots", "virtual-machines-snapshots", "containers", "custom",
         "virtual-machines", "images", "buckets",
@@ -29,17 +26,20 @@ enum PoolLayout {
     /// when it lies in a pool: `ROOT/KIND/NAME…`, or `ROOT/KIND-snapshots/NAME/SNAP…`.
     static func volume(in components: [Substring], probe: OwnerProbe) -> Int? {
         components.indices.first { at in
-            let kind = String(components[at])
-            guard directories.contains(kind),
+            // The name as one of the constants: no string made per component.
+            guard let kind = lookOrder.first(where: { $0 == components[at] }),
                 components.count > at + (kind.hasSuffix("-snapshots") ? 2 : 1)
             else { return false }
-            return isPoolRoot(Array(components[..<at]), kind: kind, volume: Array(components[(at + 1)...]), probe)
+            return isPoolRoot(components[..<at], kind: kind, volume: components[(at + 1)...], probe)
         }
     }
 
     /// True when the directory `root` holds a pool (see the type's comment).
-    static func isPoolRoot(_ root: [Substring], kind: String, volume: [Substring], _ probe: OwnerProbe) -> Bool {
-        let base = "/" + root.map { $0 + "/" }.joined()
+    static func isPoolRoot(
+        _ root: ArraySlice<Substring>, kind: String, volume: ArraySlice<Substring>, _ probe: OwnerProbe
+    ) -> Bool {
+        var base = "/"
+        for name in root { base += name + "/" }
         var found = 1
         var onlyAPoolHas = kind.hasSuffix("-snapshots")
         for name in lookOrder where name != kind && !(found >= 2 && onlyAPoolHas) {
@@ -53,11 +53,13 @@ enum PoolLayout {
 
     /// Where the instance's `backup.yaml` is: in it, or in the snapshot and in the
     /// instance it was taken of.
-    static func backupFiles(_ base: String, kind: String, volume: [Substring]) -> [String] {
+    static func backupFiles(_ base: String, kind: String, volume: ArraySlice<Substring>) -> [String] {
         let instance = kind.hasSuffix("-snapshots") ? String(kind.dropLast("-snapshots".count)) : kind
         guard instanceKinds.contains(instance), let name = volume.first else { return [] }
         var files = ["\(base)\(instance)/\(name)/backup.yaml"]
-        if kind != instance, volume.count > 1 { files.insert("\(base)\(kind)/\(name)/\(volume[1])/backup.yaml", at: 0) }
+        if kind != instance, let snapshot = volume.dropFirst().first {
+            files.insert("\(base)\(kind)/\(name)/\(snapshot)/backup.yaml", at: 0)
+        }
         return files
     }
 }
