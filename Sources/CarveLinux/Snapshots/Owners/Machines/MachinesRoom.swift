@@ -8,9 +8,11 @@ extension MachinesOwner: OwnerRoom {
     func prepare(_ settings: inout OwnerSettings, for filesystem: Filesystem, _ rooms: OwnerRooms) -> [String] {
         var paths: [String] = []
         for directory in rooms.host.machineImageDirectories {
-            // A directory of another filesystem (or none) is no place of this one's.
+            // A directory of another filesystem (or none) is no place of this one's; the
+            // mount table names real paths (/var/lib/machines may be a symlink).
             guard let uuid = try? BtrfsMounts.fsid(of: directory), uuid == filesystem.uuid,
-                let path = filesystem.topLevelPath(ofMountedPath: directory), !paths.contains(path)
+                let path = filesystem.topLevelPath(ofMountedPath: realPath(directory) ?? directory),
+                !paths.contains(path)
             else { continue }
             paths.append(path)
         }
