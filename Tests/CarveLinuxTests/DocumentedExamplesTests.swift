@@ -103,6 +103,7 @@ struct DocumentedExamplesTests {
                 (#"/dev/sd[b-z]\b"#, disk.partition(2)),
                 (#"/dev/sda\b"#, disk.device),
                 (#"/var/log/"#, disk.directory + "/"),
+                (#"/var/lib/prometheus/node-exporter/"#, disk.directory + "/"),
                 (#"/usr/local/sbin/carve\b"#, "carve"),
                 (#"\broot:([0-9])"#, config + ":$1"),
                 // A filesystem path argument: the btrfs, as `/` is on the docs' machine.

@@ -42,7 +42,7 @@ struct DevicesCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write what --sysroot needs of this machine (or of the named devices) into DIR, for a bug report or a test, and list nothing.",
+            "Write what --sysroot needs of this machine (or of the named devices) into DIR, for a bug report or a test, and list nothing. DIR is made (or must be empty); nothing is written through a symlink in it.",
             valueName: "DIR"), completion: .directory)
     var dump: String?
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CarveCore
+import CarveLinux
 
 /// `carve snapshots list [PATH...]`: every btrfs snapshot of the filesystems holding
 /// PATH (default: every mounted btrfs, each once), with its manager's metadata and
@@ -48,10 +49,11 @@ struct SnapshotsListCommand: ParsableCommand {
         let listings = try request.listings(backend: services.snapshots) { list in
             try ScanProgressLine.around(services, list)
         }
-        guard options.prometheus else { return view.render(listings, request, services) }
+        guard options.metrics else { return view.render(listings, request, services) }
         let metrics = SnapshotMetricsView(
             listings, request, now: services.clock.now, space: services.snapshots.spaceUsage, warn: services.output.warn
-        )
-        services.output.write(metrics.rendered())
+        ).rendered()
+        guard let file = options.metricsFile else { return services.output.write(metrics) }
+        try AtomicFile.replace(file, with: Array(metrics.utf8))
     }
 }

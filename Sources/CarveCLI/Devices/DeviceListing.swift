@@ -20,6 +20,8 @@ enum DeviceListing {
     /// `--dump DIR`: the named devices (or all, empty ones too) and what sits on them,
     /// with every property a dump keeps, written as `DeviceDump` lays them out.
     static func dump(into directory: String, devices paths: [String], services: Services) throws {
+        // DIR first: one that is not new or empty is refused before anything is read.
+        let dump = try DeviceDump(directory: directory)
         let source = services.devices.includingEmpty().requesting(UdevPropertyFile.fields)
         let (forest, missing) = try forest(of: source, paths: paths)
         for message in missing { services.output.note(message) }
@@ -33,7 +35,7 @@ enum DeviceListing {
                 devices.append(parent)
             }
         }
-        let gone = try DeviceDump(directory: directory).write(devices)
+        let gone = try dump.write(devices)
         for name in gone { services.output.note("\(name): no sysfs directory, left out of the dump") }
         services.output.note("\(devices.count - gone.count) devices written to \(directory)")
         let status = DeviceListing.status(named: paths.count, missing: missing.count)

@@ -29,11 +29,21 @@ struct ListOptions: ParsableArguments {
     )
     var prometheus = false
 
+    @Option(
+        name: .customLong("metrics-file"),
+        help: ArgumentHelp(
+            "Write the --prometheus metrics to FILE instead of stdout, as a whole (a new file renamed over FILE, mode 0644; a symlink at FILE is replaced, never followed).",
+            valueName: "file"), completion: .file())
+    var metricsFile: String?
+
+    /// Metrics are printed or written: `--prometheus`, or `--metrics-file`, which implies it.
+    var metrics: Bool { prometheus || metricsFile != nil }
+
     @OptionGroup var report: ReportOptions
 
     /// --prometheus is an output of its own: with another one it is bad input.
     func checkOutputs() throws(UsageError) {
-        guard prometheus else { return }
+        guard metrics else { return }
         if json { throw UsageError("--prometheus and --json are one or the other: metrics or a JSON listing") }
         if output != nil || explain || sort != nil {
             throw UsageError(

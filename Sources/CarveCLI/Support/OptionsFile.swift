@@ -98,8 +98,10 @@ public struct OptionsFile: Sendable {
         return origin.map { "\($0.place): \(message)" } ?? message
     }
 
-    /// Reads an options file as root names it (a symlink is followed).
+    /// Reads an options file as the user names it (a symlink is followed); as root, only
+    /// one that root alone can change, on a path root alone can change (`RootPolicyPath`).
     public static func readFile(_ path: String) throws -> [UInt8]? {
-        try MetadataFile.read(path, limit: limit, followingSymlinks: true).map { Array($0) }
+        if Services.current.isRoot { return try RootPolicyFile.read(path, limit: limit) }
+        return try MetadataFile.read(path, limit: limit, followingSymlinks: true)
     }
 }

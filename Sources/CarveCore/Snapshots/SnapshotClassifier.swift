@@ -97,7 +97,8 @@ public struct SnapshotClassifier: Sendable {
     private func recognise(path: String, mountedPath: String?, readOnly: Bool) -> (ManagerMetadata?, String?) {
         OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
             var place: OwnerPlace?
-            for (owner, hints) in owners where hints.isEmpty ? owner.mayOwn(bytes) : bytes.containsAny(hints) {
+            for (owner, hints) in owners
+            where hints.isEmpty ? owner.mayOwn(bytes, context: context) : bytes.containsAny(hints) {
                 let here = place ?? OwnerPlace(path: path, mountedPath: mountedPath, readOnly: readOnly)
                 place = here
                 if let verdict = owner.recognise(here, context: context) { return (verdict.metadata, verdict.warning) }

@@ -79,10 +79,12 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         BtrfsMounts.markMountsInside(&found, table: try mountTable.mounts())
         let owners = OwnerRooms(host: host).settings(for: filesystem)
         warnings += owners.warnings
+        // Owners look at the same few files beside thousands of subvolumes (a pool's root).
+        let looked = OnceCache<String, Bool>()
         let classifier = SnapshotClassifier(
             context: OwnerContext(
                 timeZone: .current, readFile: { path, limit in try MetadataFile.read(path, limit: limit) },
-                probe: { path in Files.exists(path) }, settings: owners.settings))
+                probe: { path in looked.value(for: path) { Files.exists(path) } }, settings: owners.settings))
         let classifyWarnings = classifier.classify(&found)
         var listing = VolumeListing(
             filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)

@@ -1,4 +1,5 @@
-/// Where carve reads the system's own files: /sys, /proc, /etc and /run. "/" on a
+/// Where carve reads the system's own files: /sys, /proc, /etc and /run (and finds
+/// machinectl's image directories). "/" on a
 /// machine; a fixture tree in tests, so that one tree drives a whole test. As with
 /// util-linux's path prefix, the root is put in front of the absolute path and
 /// never resolved: a fixture's symlinks stay inside it only if they are relative.
@@ -37,4 +38,13 @@ public struct HostRoot: Sendable, Hashable {
     /// The files that list snapper's configs by name (SNAPPER_CONFIGS=), in the
     /// order snapper reads them.
     public var snapperSysconfig: [String] { ["/etc/conf.d/snapper", "/etc/default/snapper"].map(path) }
+    /// Where machinectl and systemd-nspawn look for machine images, in their order
+    /// (systemd 252's image search path); under the root like the rest, so that a fixture
+    /// tree can hold a machines btrfs mounted at its `var/lib/machines`.
+    public var machineImageDirectories: [String] {
+        [
+            "/etc/machines", "/run/machines", "/var/lib/machines", "/var/lib/container", "/usr/local/lib/machines",
+            "/usr/lib/machines",
+        ].map(path)
+    }
 }

@@ -15,6 +15,9 @@ public protocol SnapshotOwner: Sendable {
     /// so `recognise` is not asked (splitting every path cost more than listing it). The
     /// classifier asks it only of an owner without `pathHints`.
     func mayOwn(_ path: OwnerPathBytes) -> Bool
+    /// The same look, for an owner whose layout its settings place (machinectl's image
+    /// directories on this filesystem); by default `mayOwn(path)`.
+    func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool
     /// nil when `place` is not in this owner's layout and the next owner is asked; else
     /// the verdict, final: the metadata (nil: listed as plain) and a warning.
     func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition?
@@ -35,6 +38,7 @@ public protocol SnapshotOwner: Sendable {
 extension SnapshotOwner {
     public var pathHints: [StaticString] { [] }
     public func mayOwn(_ path: OwnerPathBytes) -> Bool { path.containsAny(pathHints) }
+    public func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool { mayOwn(path) }
     public var deletingTool: String? { nil }
     public func protections(of subvolume: Volume, rules: DeletionRules) -> [Protection] { [] }
     public var marksDeletion: Bool { false }

@@ -81,36 +81,8 @@ struct ExactSizesCacheStore {
         if let problem = Self.notRootsOnly(dir.fd) {
             throw RuntimeError("cannot write \(path): \(directory) \(problem)")
         }
-        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let file = try FileDescriptor.open(
-            temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600, relativeTo: dir, "cannot write \(path)")
-        let fd = file.fd
-        var failure: SystemCallError?
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    failure = SystemCallError(
-                        "cannot write \(path)", call: "write", errno: written < 0 ? errno : ENOSPC)
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fchmod(fd, 0o600) != 0 {
-            failure = SystemCallError("cannot write \(path)", call: "fchmod", errno: errno)
-        }
         // No fsync: a file a crash leaves short or empty fails its checksum and is rebuilt.
-        file.close()
-        if failure == nil, renameat(dir.fd, temporary, dir.fd, name) != 0 {
-            failure = SystemCallError("cannot write \(path)", call: "rename", errno: errno)
-        }
-        if let failure {
-            unlinkat(dir.fd, temporary, 0)
-            throw failure
-        }
+        try AtomicFile.replace(name, in: dir, path: path, with: bytes, mode: 0o600, sync: false)
     }
 
     private func openOrMakeDirectory() throws(SystemCallError) -> FileDescriptor {

@@ -28,20 +28,7 @@ enum DeletionMarkerDirectory {
         } catch let error as SystemCallError where keepingExisting && error.errno == EEXIST {
             return false
         }
-        return try file.closeAfter { file in try write(text, to: file, context) }
-    }
-
-    private static func write(_ text: String, to file: FileDescriptor, _ context: String) throws -> Bool {
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes {
-                Glibc.write(file.fd, $0.baseAddress! + written, bytes.count - written)
-            }
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { throw SystemCallError(context, call: "write", errno: result < 0 ? errno : EIO) }
-            written += result
-        }
+        try file.closeAfter { file in try file.writeAll(Array(text.utf8), context) }
         return true
     }
 

@@ -19,10 +19,15 @@ public enum MetadataFile {
             if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
             throw error
         }
+        return try read(file, path, limit: limit)
+    }
+
+    /// The first `limit` bytes of the open `file`, when it is a regular file.
+    static func read(_ file: FileDescriptor, _ path: String, limit: Int) throws -> [UInt8] {
         let fd = file.fd
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw SystemCallError("cannot read \(path)", call: "fstat", errno: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw RuntimeError("\(path) is not a regular file") }
+        guard try file.status("cannot read \(path)").st_mode & S_IFMT == S_IFREG else {
+            throw RuntimeError("\(path) is not a regular file")
+        }
         var data = [UInt8](repeating: 0, count: limit)
         var total = 0
         while total < limit {
