@@ -78,10 +78,13 @@ struct KernelRefusalIntegrationTests {
         let disk = try LoopDisk(size: "300M")
         defer { disk.cleanup() }
         try Shell.check(["mkfs.ext4", "-q", disk.device])
+        // nobody must reach the binary, whose build directory may lie in a mode-700 home.
+        let reachable = try Integration.makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: reachable) }
+        let binary = try CarveBinary.copy(into: reachable)
         let sandboxed = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "--user"]
         #expect(try Shell.run(sandboxed + ["--map-root-user", "id", "-u"]).stdout == "0\n")
-        let run = try Shell.run(
-            sandboxed + ["--map-root-user", CarveBinary.path, "check", disk.device, "--shrink-to", "200M"])
+        let run = try Shell.run(sandboxed + ["--map-root-user", binary, "check", disk.device, "--shrink-to", "200M"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(
             run.stderr
