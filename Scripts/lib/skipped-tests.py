@@ -1,27 +1,58 @@
 #!/usr/bin/env python3
-"""Names every test a `swift test` run skipped or cancelled, with its reason, read
-from the run's output (Swift Testing marks both with `➜`; its xUnit file records no
-cancellation). Under CI=true any such test fails: a machine without loop devices or
-a reference tool must not pass by skipping what it could not run.
-Usage: skipped-tests.py OUTPUT   exit 1 under CI=true when a test was skipped or cancelled."""
+"""Names every test a `swift test` run skipped or cancelled, with its reason, read from
+Swift Testing's event stream (`--event-stream-output-path FILE --event-stream-version 0`:
+one JSON object a line, the library's stable interface, where the console text may
+change its wording). Under CI=true any such test fails the run: a machine without loop
+devices or a reference tool must not pass by skipping what it could not run. A stream
+that is missing, empty or without its run's end fails too: then nothing says what ran.
+Usage: skipped-tests.py EVENTS   exit 1 under CI=true when a test was skipped or cancelled,
+                                 exit 1 always when the stream cannot be read."""
+import json
 import os
-import re
 import sys
 
-colour = re.compile(r"\x1b\[[0-9;]*m")
-marked = re.compile(r'^➜ (?P<test>.*?) (?P<what>skipped|was cancelled)(?: after [0-9.]+ seconds?)?(?:: "(?P<why>.*)")?$')
+SKIPPED = {"testSkipped": "skipped", "testCancelled": "cancelled", "testCaseCancelled": "cancelled"}
 
-found = []
-with open(sys.argv[1], encoding="utf-8", errors="replace") as output:
-    for line in output:
-        match = marked.match(colour.sub("", line).rstrip("\n"))
-        if match:
-            why = match["why"] or "no reason given"
-            found.append(f"{match['test']} {match['what'].replace('was ', '')}: {why}")
 
-if found:
-    ci = os.environ.get("CI") == "true"
-    print(f"test: {len(found)} test(s) skipped or cancelled{' (CI=true: a failure)' if ci else ''}:", file=sys.stderr)
-    for entry in found:
-        print(f"  {entry}", file=sys.stderr)
-    sys.exit(1 if ci else 0)
+def entries(path):
+    """(test id, what, why) for each skip or cancellation; raises ValueError on a bad stream."""
+    found, ended = [], False
+    with open(path, encoding="utf-8") as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"line {number} is not JSON: {error}") from None
+            if record.get("kind") != "event":
+                continue
+            payload = record.get("payload") or {}
+            kind = payload.get("kind")
+            ended = ended or kind == "runEnded"
+            if kind in SKIPPED:
+                comments = payload.get("_comments") or []
+                messages = [m.get("text", "") for m in payload.get("messages") or []]
+                why = "; ".join(comments) or "; ".join(messages) or "no reason given"
+                found.append((payload.get("testID", "?"), SKIPPED[kind], why))
+    if not ended:
+        raise ValueError("the run never ended (no runEnded event): the test process died or was never run")
+    return found
+
+
+def main():
+    try:
+        found = entries(sys.argv[1])
+    except (OSError, ValueError) as error:
+        print(f"test: cannot tell which tests ran from {sys.argv[1]}: {error}", file=sys.stderr)
+        sys.exit(1)
+    if found:
+        ci = os.environ.get("CI") == "true"
+        print(f"test: {len(found)} test(s) skipped or cancelled{' (CI=true: a failure)' if ci else ''}:", file=sys.stderr)
+        for test, what, why in found:
+            print(f"  {test} {what}: {why}", file=sys.stderr)
+        sys.exit(1 if ci else 0)
+
+
+if __name__ == "__main__":
+    main()
