@@ -1,4 +1,5 @@
 import ArgumentParser
+import CarveCore
 
 /// `carve`: the root command.
 public struct CarveCommand: ParsableCommand {
@@ -7,10 +8,8 @@ public struct CarveCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "carve",
         abstract: "See what is on your disks, clear the snapshots pinning space, check a repartition fits.",
-        discussion: """
-            Exit status: 0 success (a check that fits), 1 failure, 3 a check that does \
-            not fit, 4 partial failure, 64 usage or bad input, 75 another carve holds the \
-            lock, 77 needs root, 130 interrupted.
+        discussion: ExitStatus.summary() + """
+
 
             Examples:
               $ carve devices

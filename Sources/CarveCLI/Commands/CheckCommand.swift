@@ -3,6 +3,9 @@ import CarveCore
 
 /// `carve check DEVICE (--shrink-to SIZE | --shrink-by SIZE | --new-partition SIZE | --remove) [--json]`
 struct CheckCommand: ParsableCommand {
+    /// The exit statuses it can end with: its help and man page list these.
+    static let exitStatuses: [ExitStatus] = [.success, .failure, .doesNotFit, .usage, .needsRoot]
+
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check that a shrink, a new partition or a device removal fits, and say what is in the way.",
@@ -13,8 +16,8 @@ struct CheckCommand: ParsableCommand {
             carve check <device> --remove [--json]
             """,
         discussion: """
-            Read-only: nothing is written to any device. Exit status 0 when it fits, 3 when it \
-            does not (every blocker and remedy is listed), 64 for bad input. When it fits, Steps \
+            Read-only: nothing is written to any device. When it does not fit, every blocker and remedy \
+            is listed. \(ExitStatus.summary(exitStatuses)) When it fits, Steps \
             lists the commands that make it real, in the order safe for the filesystem, with a \
             guard that stops them if the partition table changed since the check; the timers that \
             would take snapshots meanwhile are named with the commands that pause them.

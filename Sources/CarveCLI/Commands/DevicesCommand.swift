@@ -3,6 +3,9 @@ import CarveCore
 
 /// `carve devices`: block devices, partitions and filesystems, as lsblk lists them.
 struct DevicesCommand: ParsableCommand {
+    /// The exit statuses it can end with: its help and man page list these.
+    static let exitStatuses: [ExitStatus] = [.success, .failure, .partialFailure, .noDeviceFound, .usage]
+
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List block devices, partitions and filesystems.",

@@ -3,15 +3,18 @@ import CarveCore
 
 /// `carve snapshots delete`: plan, confirm, delete one after another, report.
 struct SnapshotsDeleteCommand: ParsableCommand {
+    /// The exit statuses it can end with: its help and man page list these.
+    static let exitStatuses: [ExitStatus] = [
+        .success, .failure, .partialFailure, .usage, .locked, .needsRoot, .interrupted,
+    ]
+
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete btrfs snapshots by name or selection, with a dry run that says what space comes back.",
         discussion: """
             SNAPSHOT is a path, a snapper CONFIG:NUMBER or a range CONFIG:FIRST-LAST; names and selection \
-            options add up. Protected snapshots (not snapshots, the default subvolume, mounted ones, snapper 0 \
-            and important ones, ones with nested subvolumes) are reported and kept. Exit status: 0 all deleted \
-            or no snapshots matched, 1 none could be deleted, 4 some failed, 64 bad input, 75 another carve \
-            is deleting, 77 not root, 130 interrupted.
+            options add up. Protected snapshots (\(Protection.Rule.list)) are reported and kept. \
+            \(ExitStatus.summary(exitStatuses))
 
             Examples:
               carve snapshots delete root:3-17 --dry-run

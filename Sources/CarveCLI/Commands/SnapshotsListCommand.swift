@@ -6,6 +6,9 @@ import CarveLinux
 /// PATH (default: every mounted btrfs, each once), with its manager's metadata and
 /// the space it holds, oldest first.
 struct SnapshotsListCommand: ParsableCommand {
+    /// The exit statuses it can end with: its help and man page list these.
+    static let exitStatuses: [ExitStatus] = [.success, .failure, .usage, .needsRoot]
+
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List btrfs snapshots with their manager (snapper, timeshift, btrbk, plain) and the space they hold.",

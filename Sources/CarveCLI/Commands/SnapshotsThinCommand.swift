@@ -3,6 +3,11 @@ import CarveCore
 
 /// `carve snapshots thin`: delete the oldest (or largest) snapshots until enough space comes back.
 struct SnapshotsThinCommand: ParsableCommand {
+    /// The exit statuses it can end with: its help and man page list these.
+    static let exitStatuses: [ExitStatus] = [
+        .success, .failure, .partialFailure, .usage, .locked, .needsRoot, .interrupted,
+    ]
+
     static let configuration = CommandConfiguration(
         commandName: "thin",
         abstract:

@@ -73,7 +73,7 @@ struct ListOptions: ParsableArguments {
     func sizeMode(isRoot: Bool) throws -> SizeMode {
         switch sizes {
         case .exact? where !isRoot:
-            throw NeedsRootError("reading exact sizes (--sizes exact)")
+            throw NeedsRootError.exactSizes
         case .quota? where !isRoot:
             throw NeedsRootError("reading quota sizes (--sizes quota)")
         case let mode?: return mode

@@ -40,7 +40,7 @@ struct SelectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Only snapper snapshots with this cleanup algorithm in info.xml: number, timeline or empty-pre-post (repeatable).",
+            "Only snapper snapshots with this cleanup algorithm in info.xml: \(SnapperCleanup.names) (repeatable).",
             valueName: "algorithm"))
     var cleanup: [String] = []
 
@@ -74,9 +74,9 @@ struct SelectionOptions: ParsableArguments {
         }
         selection.sources = source
         for algorithm in cleanup {
-            guard ["number", "timeline", "empty-pre-post"].contains(algorithm) else {
+            guard SnapperCleanup(rawValue: algorithm) != nil else {
                 throw UsageError(
-                    "invalid cleanup algorithm '\(algorithm)' for --cleanup (known: number, timeline, empty-pre-post)")
+                    "invalid cleanup algorithm '\(algorithm)' for --cleanup (known: \(SnapperCleanup.names))")
             }
             selection.cleanup.insert(algorithm)
         }

@@ -169,7 +169,9 @@ enum SnapshotColumns {
             text: { row, _ in row.snapshot.isSnapshot ? "yes" : "no" },
             cells: { row, out in out.bool(row.snapshot.isSnapshot) }),
         Column(
-            "MANAGER", help: "snapper, timeshift, btrbk or plain",
+            "MANAGER",
+            help:
+                "its owner: \(SnapshotOwners.names.joined(separator: ", "))",
             text: { row, _ in row.snapshot.isSnapshot ? row.snapshot.metadata.manager.rawValue : "(subvolume)" },
             cells: { row, out in
                 if row.snapshot.isSnapshot { out.string(row.snapshot.metadata.manager.rawValue) } else { out.null() }

@@ -7,12 +7,13 @@ import CarveCore
 /// Scripts/man renders pages from it, and the manual tests regenerate from it,
 /// so a page cannot silently drift from the code.
 public enum ManualData {
-    /// One JSON document: `exitStatuses`, `shrinkRules`,
+    /// One JSON document: `exitStatuses`, `pageExitStatuses`, `shrinkRules`,
     /// `columns` (of `devices` and `snapshots list`), `toolInfo`.
     public static func json() -> String {
         let tables = JSONValue.object([
             ("version", .string(CarveCommand.version)),
             ("exitStatuses", .array(ExitStatus.allCases.map(exitStatus))),
+            ("pageExitStatuses", .object(pageExitStatuses.map { ($0, .array($1.map { .int(Int64($0.rawValue)) })) })),
             ("shrinkRules", .array(ShrinkRule.table.map(shrinkRule))),
             (
                 "columns",
@@ -26,6 +27,13 @@ public enum ManualData {
         let toolInfo = CarveCommand._dumpHelp().trimmingTrailingNewline()
         return String(tables.dropLast()).trimmingTrailingNewline() + ",\n   \"toolInfo\": " + toolInfo + "\n}\n"
     }
+
+    /// Each command's page and the exit statuses it lists, from the command itself.
+    static let pageExitStatuses: [(String, [ExitStatus])] = [
+        ("carve-devices", DevicesCommand.exitStatuses), ("carve-snapshots-list", SnapshotsListCommand.exitStatuses),
+        ("carve-snapshots-delete", SnapshotsDeleteCommand.exitStatuses),
+        ("carve-snapshots-thin", SnapshotsThinCommand.exitStatuses), ("carve-check", CheckCommand.exitStatuses),
+    ]
 
     /// A listing's columns, as `--output` names them, with their JSON keys.
     private static func columns<Row>(_ all: [Column<Row>], defaults: [String]) -> JSONValue {

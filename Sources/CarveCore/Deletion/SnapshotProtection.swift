@@ -68,6 +68,49 @@ public enum Protection: Sendable, Hashable {
 }
 
 extension Protection {
+    /// The safety rules as a reader of `--help` counts them, each with its phrase: every
+    /// protection belongs to one (`rule`), so a new one cannot be left out of the texts.
+    public enum Rule: CaseIterable, Sendable {
+        case notSnapshot, engine, clone, inUse, mounted, mountsInside, nested, snapper, chain, send, swapFile
+
+        /// What the rule keeps, as a plural noun phrase.
+        public var phrase: String {
+            switch self {
+            case .notSnapshot: "plain subvolumes"
+            case .engine: "container engines' subvolumes"
+            case .clone: "clones in use (unless named)"
+            case .inUse: "snapshots a process holds or might hold unseen"
+            case .mounted: "the default subvolume and mounted ones"
+            case .mountsInside: "ones with a mount inside"
+            case .nested: "ones with nested subvolumes (with --recursive, with a protected one)"
+            case .snapper: "snapper 0 and important ones"
+            case .chain: "the ends of send/receive chains"
+            case .send: "ones a btrfs send is reading"
+            case .swapFile: "ones holding an active swap file"
+            }
+        }
+
+        /// "plain subvolumes; container engines' subvolumes; …", for the help texts.
+        public static var list: String { allCases.map(\.phrase).joined(separator: "; ") }
+    }
+
+    /// The rule this protection applies.
+    public var rule: Rule {
+        switch self {
+        case .notSnapshot: .notSnapshot
+        case .ownedBy: .engine
+        case .cloneInUse: .clone
+        case .inUse, .holdersUnseen: .inUse
+        case .defaultSubvolume, .mountedAtRoot, .mounted: .mounted
+        case .mountsInside: .mountsInside
+        case .nestedSubvolumes, .nestedProtected: .nested
+        case .snapperZero, .important: .snapper
+        case .chainParent: .chain
+        case .beingSent: .send
+        case .activeSwapFile: .swapFile
+        }
+    }
+
     /// The processes carve could not look into behind this protection, nested ones included.
     var unseenProcesses: [UnseenProcesses] {
         switch self {

@@ -10,7 +10,7 @@ public struct ManagerMetadata: Sendable, Hashable, Codable {
     /// snapper: single, pre or post.
     public var type: String?
     public var description: String?
-    /// snapper: the cleanup algorithm (number, timeline, empty-pre-post).
+    /// snapper: the cleanup algorithm (one of `SnapperCleanup`'s names).
     public var cleanup: String?
     public var preNumber: Int?
     public var userdata: [String: String]

@@ -40,6 +40,9 @@ public struct NeedsRootError: ReportableError, Equatable {
     public var message: String { "\(what) needs root" }
     public var exitStatus: ExitStatus { .needsRoot }
     public init(_ what: String) { self.what = what }
+
+    /// Exact sizes read every tree with a tree search, which needs CAP_SYS_ADMIN.
+    public static let exactSizes = NeedsRootError("reading exact sizes (--sizes exact)")
 }
 
 /// Text from outside carve that it cannot read (a /proc file, a tool's output):

@@ -20,6 +20,27 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Interrupted by SIGINT or SIGTERM; what was done is reported.
     case interrupted = 130
 
+    /// The code's meaning in a few words, for the exit-status line of `--help`.
+    public var phrase: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .doesNotFit: "check: does not fit"
+        case .partialFailure: "partial failure"
+        case .noDeviceFound: "no named device found"
+        case .usage: "usage or bad input"
+        case .locked: "another carve holds the lock"
+        case .needsRoot: "needs root"
+        case .interrupted: "interrupted"
+        }
+    }
+
+    /// "Exit status: 0 success …, 1 failure, …." for `statuses` (every one by default),
+    /// so no help text spells the table by hand.
+    public static func summary(_ statuses: [ExitStatus] = allCases) -> String {
+        "Exit status: " + statuses.map { "\($0.rawValue) \($0.phrase)" }.joined(separator: ", ") + "."
+    }
+
     /// What the code means, as the exit-code table says it.
     public var meaning: String {
         switch self {

@@ -65,7 +65,7 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     }
 
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
-        if sizes == .exact, !isRoot { throw NeedsRootError("reading exact sizes (--sizes exact)") }
+        if sizes == .exact, !isRoot { throw NeedsRootError.exactSizes }
         var warnings: [String] = []
         var found =
             try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)

@@ -22,7 +22,7 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// by mounted path, or by subvolume id. Empty: any source.
     public var sources: [String]
     public var retention: RetentionPolicy
-    /// snapper's cleanup algorithms (`number`, `timeline`, `empty-pre-post`); empty: any.
+    /// snapper's cleanup algorithms (`SnapperCleanup`'s names); empty: any.
     public var cleanup: Set<String> = []
     /// Lets a selection take one half of a snapper pre/post pair without the other.
     public var splitPairs = false

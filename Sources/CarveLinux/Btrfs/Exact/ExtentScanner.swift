@@ -91,7 +91,7 @@ struct ExtentScanner {
         cached: consuming ExactSizesCache? = nil, reused: [UInt64: Int] = [:], hints: DirectoryHints = DirectoryHints(),
         writable: Set<UInt64> = []
     ) throws -> ExactSizes {
-        guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
+        guard isRoot else { throw NeedsRootError.exactSizes }
         let started = Date()
         let directory = try FileDescriptor(directory: mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
