@@ -56,42 +56,9 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let services = Services.current
         if options.output?.lowercased() == "help" { return services.output.write(DeviceColumns.helpText) }
-        let columns = try DeviceColumns.select(options.output, sets: options.columnSets, all: options.outputAll)
-        let sortColumn = try options.sort.map(DeviceColumns.column(named:))
+        let listing = try DeviceListingRun(options: options, devices: devices, sysroot: sysroot, services: services)
         if let dump { return try DeviceListing.dump(into: dump, devices: devices, services: services) }
-        var source = try DeviceListing.source(services: services, sysroot: sysroot)
-            .requesting(DeviceColumns.fields(of: columns + (sortColumn.map { [$0] } ?? [])))
-        if options.all { source = source.includingEmpty() }
-        var (forest, missing) = try DeviceListing.forest(of: source, paths: devices)
-        for message in missing { services.output.note(message) }
-        // A dump with nothing listable: the notes above said why.
-        if sysroot != nil && devices.isEmpty && forest.isEmpty { throw CommandExit(.failure) }
-        // As lsblk, the majors filter the top-level devices of a whole listing only.
-        if devices.isEmpty { forest = try options.majorFilter().apply(forest) }
-        // lsblk -S: SCSI devices only; a named device that is not one counts as not found, silently.
-        var notSCSI = 0
-        if options.scsi {
-            let kept = forest.filter { $0.device.properties[.hctl] != nil }
-            notSCSI = forest.count - kept.count
-            forest = kept
-        }
-        if options.nodeps || options.scsi { forest = DeviceListing.withoutDependents(forest) }
-        var view = options.view(of: forest, columns: columns)
-        view.ascii = !services.localeIsUTF8
-        view.sortColumn = sortColumn
-        if sortColumn != nil {
-            view.entryOrder = source.entryOrder()
-            view.named = devices.compactMap { try? source.deviceName(at: $0) }
-        }
-        if columns.contains(where: { DeviceColumns.spaceColumns.contains($0.name) }) {
-            view.space = services.filesystemSpace
-        }
-        services.output.write(view.rendered())
-        let denied = source.fieldsNeedingRoot(on: Set(DeviceTree.flattened(forest).map(\.name)))
-        if let note = DeviceListing.rootNote(denied, shown: columns.map(\.name), isRoot: services.isRoot) {
-            services.output.note(note)
-        }
-        let status = DeviceListing.status(named: devices.count, missing: missing.count + notSCSI)
+        let status = try listing.run()
         if status != .success { throw CommandExit(status) }
     }
 }
