@@ -23,7 +23,9 @@ import CarveTestSupport
     }
 
     @Test func commandsListTheExitStatusesTheyDeclare() {
-        #expect(help(["carve", "snapshots", "delete"]).contains(words(ExitStatus.summary(SnapshotsDeleteCommand.exitStatuses))))
+        #expect(
+            help(["carve", "snapshots", "delete"]).contains(
+                words(ExitStatus.summary(SnapshotsDeleteCommand.exitStatuses))))
         #expect(help(["carve", "check"]).contains(words(ExitStatus.summary(CheckCommand.exitStatuses))))
         // The man pages list the same: they are made from ManualData.pageExitStatuses.
         let pages = CommandTree.commands().filter { $0.type.configuration.subcommands.isEmpty }.map {

@@ -24,9 +24,9 @@ import CarveTestSupport
         #expect(try ProcMountTable(host: host).mounts().map(\.mountpoint) == ["/srv/fix"])
         #expect(!UdevDaemon.isRunning(host: host), "the fixture has no udev control socket")
         #expect(SnapperConfigFiles(host: host).load().configs.map(\.name) == ["fix"])
-        let swap = try LinuxFilesystemSizer(host: host).swap(devices[2])
+        let swap = try SwapSizing().swap(devices[2], host: host)
         #expect(swap.busy == "an active swap area (/proc/swaps)")
-        #expect(try LinuxFilesystemSizer(host: host).swap(devices[1]).busy == nil)
+        #expect(try SwapSizing().swap(devices[1], host: host).busy == nil)
     }
 
     @Test func aMissingMountTableIsAnErrorNamingIt() throws {

@@ -36,7 +36,6 @@ struct ThinTargetOptions: ParsableArguments {
         help: "Delete every eligible snapshot even when together they free less than SIZE.")
     var bestEffort = false
 
-
     /// The request, from PATH or --filesystem and exactly one of --free and --until-available.
     func request(selection: SnapshotSelection, sizes: SizeMode) throws -> ThinRequest {
         guard let order = ThinOrder(rawValue: order) else {

@@ -58,65 +58,9 @@ public enum ResizeSteps {
     /// every ext block size up to 4 KiB, btrfs's sector size on x86 and NTFS's usual cluster).
     static func blockSize(_ subject: ShrinkSubject) -> UInt64 { max(1, subject.figures.blockSize ?? 4096) }
 
-    /// What the filesystem's own tool runs before the table changes, and after.
-    static func filesystemSteps(
-        _ subject: ShrinkSubject, to bytes: UInt64
-    ) -> (before: [ResizeStep], after: [ResizeStep])? {
-        let device = CheckPlanner.shellQuoted(subject.device.path)
-        let block = blockSize(subject)
-        let blocks =
-            subject.figures.blockSize == nil
-            ? "a whole number of \(block)-byte blocks" : "\(bytes / block) blocks of \(block) bytes"
-        let size = "\(ByteSize.format(bytes)) (\(bytes) bytes, \(blocks))"
-        switch subject.fsType {
-        case "ext2", "ext3", "ext4":
-            return (
-                [
-                    ResizeStep(
-                        "e2fsck -f -y \(device)",
-                        "resize2fs shrinks only a filesystem checked since its last mount; exit status 1 means "
-                            + "e2fsck repaired something: stop and run carve check again"),
-                    ResizeStep(
-                        "resize2fs \(device) \(bytes / 1024)K",
-                        "shrinks the filesystem to \(size), before its partition; K is KiB to resize2fs, so the size is exact"
-                    ),
-                ], []
-            )
-        case "btrfs":
-            guard let mountpoint = subject.mountpoints.first else { return nil }
-            let devid = subject.figures.btrfs?.devid ?? 1
-            return (
-                [
-                    ResizeStep(
-                        "btrfs filesystem resize \(devid):\(bytes) \(CheckPlanner.shellQuoted(mountpoint))",
-                        "shrinks device \(devid) of the mounted btrfs to \(size), relocating the chunks beyond the new end, "
-                            + "before its partition")
-                ], []
-            )
-        case "ntfs":
-            return (
-                [
-                    ResizeStep(
-                        "ntfsresize --force --size \(bytes) \(device)",
-                        "shrinks the NTFS to at most \(size) (ntfsresize rounds down to whole clusters), before its partition"
-                    )
-                ], []
-            )
-        case "swap":
-            var options = subject.device.properties.uuid.map { " -U \(CheckPlanner.shellQuoted($0))" } ?? ""
-            options += subject.device.properties.label.map { " -L \(CheckPlanner.shellQuoted($0))" } ?? ""
-            return (
-                [],
-                [
-                    ResizeStep(
-                        "mkswap\(options) \(device)",
-                        "recreates the swap area at the partition's new size, keeping its UUID and label so fstab still finds it"
-                    )
-                ]
-            )
-        default:
-            return nil
-        }
+    /// What the filesystem's own tool runs before the table changes, and after: its room's.
+    static func filesystemSteps(_ subject: ShrinkSubject, to bytes: UInt64) -> ShrinkSteps? {
+        FilesystemRooms.room(for: subject.fsType)?.steps(subject, to: bytes)
     }
 
     /// `sfdisk --dump` prints each partition as `NODE : start=   S, size=   N, ...`: the

@@ -1,5 +1,6 @@
-/// How a filesystem type can be made smaller. One table for the planner and the
-/// man page (carve-check(8) prints `ShrinkRule.table` in words).
+/// How a filesystem type can be made smaller. Each filesystem's room declares its row
+/// (`FilesystemRoom.rule`); the planner and the man page (carve-check(8) prints
+/// `ShrinkRule.table` in words) read the same rows.
 public enum ShrinkAbility: String, Sendable, Hashable, Codable {
     /// Shrinks while mounted, and only then (btrfs).
     case onlineOnly = "online only"
@@ -23,40 +24,12 @@ public struct ShrinkRule: Sendable, Hashable {
     /// What the man page says about it.
     public var note: String
 
-    /// The table, in the order the man page lists it.
-    public static let table: [ShrinkRule] = [
-        ShrinkRule(
-            types: ["btrfs"], ability: .onlineOnly, tool: "btrfs filesystem resize SIZE MOUNTPOINT",
-            note: "shrinks only while mounted; chunks beyond the new end are relocated"
-        ),
-        ShrinkRule(
-            types: ["ext2", "ext3", "ext4"], ability: .offlineOnly, tool: "resize2fs DEV SIZE",
-            note: "shrinks only while unmounted (resize2fs grows online but shrinks offline)"
-        ),
-        ShrinkRule(
-            types: ["xfs"], ability: .cannotShrink, tool: nil,
-            note: "xfs cannot be shrunk; copy the data off and recreate it"),
-        ShrinkRule(
-            types: ["vfat"], ability: .offlineOnly, tool: "fatresize -s SIZE DEV",
-            note: "shrinks while unmounted with fatresize"
-        ),
-        ShrinkRule(
-            types: ["ntfs"], ability: .offlineOnly, tool: "ntfsresize --size SIZE DEV",
-            note: "shrinks while unmounted with ntfsresize"
-        ),
-        ShrinkRule(
-            types: ["swap"], ability: .recreate, tool: "swapoff DEV; mkswap DEV",
-            note: "recreated at the new size while not in use (swapoff first)"
-        ),
-        ShrinkRule(types: ["crypto_LUKS"], ability: .unknown, tool: nil, note: "LUKS: not supported yet, cannot tell"),
-        ShrinkRule(
-            types: ["LVM2_member"], ability: .unknown, tool: nil,
-            note: "LVM physical volume: not supported yet, cannot tell"),
-    ]
+    /// The table, in the order the man page lists it: each filesystem room's row.
+    public static var table: [ShrinkRule] { FilesystemRooms.all.map(\.rule) }
 
     /// The rule for a blkid TYPE; unknown types and no filesystem at all get the "cannot tell" rule.
     public static func rule(for fsType: String?) -> ShrinkRule {
-        if let fsType, let rule = table.first(where: { $0.types.contains(fsType) }) { return rule }
+        if let room = FilesystemRooms.room(for: fsType) { return room.rule }
         return ShrinkRule(
             types: fsType.map { [$0] } ?? [], ability: .unknown, tool: nil,
             note: fsType.map { "\($0): not supported yet, cannot tell" } ?? "no filesystem found: cannot tell"
