@@ -62,9 +62,11 @@ private func carve(_ arguments: [String], schedules: SnapshotSchedules? = nil) -
     @Test func snapshotTimersOfTheFilesystemAreNamedWithTheirPauseAndResume() {
         let schedules = SnapshotSchedules(
             enabledTimers: ["snapper-timeline.timer"],
-            snapperTimelines: [SnapperTimeline(name: "root", subvolume: "/")],
-            timeshiftCronFiles: ["/etc/cron.d/timeshift-hourly"],
-            timeshiftDeviceUUID: "0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01", unknowns: ["carve could not tell X"])
+            owners: [
+                SnapperSchedule(timelines: [SnapperTimeline(name: "root", subvolume: "/")]),
+                TimeshiftSchedule(
+                    cronFiles: ["/etc/cron.d/timeshift-hourly"], deviceUUID: "0b6a8f56-5d2c-4f43-9e6b-6d3a1c2b4e01"),
+            ], unknowns: ["carve could not tell X"])
         let result = carve(["/dev/sda2", "--shrink-to", "1G"], schedules: schedules)
         #expect(result.status == 0)
         #expect(

@@ -57,8 +57,8 @@ import Testing
     }
 
     @Test func quotedValuesKeepTheirBlanks() throws {
-        #expect(try OptionsFile.words(#"--match "snap *" "#, place: "f:1") == ["--match", "snap *"])
-        #expect(try OptionsFile.words("--filesystem '/mnt/my disk'", place: "f:1") == ["--filesystem", "/mnt/my disk"])
-        #expect(try OptionsFile.words("\t--yes\r", place: "f:1") == ["--yes"])
+        #expect(try OptionsText.words(#"--match "snap *" "#, place: "f:1") == ["--match", "snap *"])
+        #expect(try OptionsText.words("--filesystem '/mnt/my disk'", place: "f:1") == ["--filesystem", "/mnt/my disk"])
+        #expect(try OptionsText.words("\t--yes\r", place: "f:1") == ["--yes"])
     }
 }

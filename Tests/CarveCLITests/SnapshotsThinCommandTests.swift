@@ -22,7 +22,7 @@ import Testing
         let harness = DeleteHarness()
         harness.schedules = SnapshotSchedules(
             enabledTimers: ["snapper-timeline.timer"],
-            snapperTimelines: [SnapperTimeline(name: "root", subvolume: "/mnt")])
+            owners: [SnapperSchedule(timelines: [SnapperTimeline(name: "root", subvolume: "/mnt")])])
         harness.stdinIsTerminal = true
         harness.answer = "n"
         let result = harness.run(["thin", "/mnt", "--free", "5M"])

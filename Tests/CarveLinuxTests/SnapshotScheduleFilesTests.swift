@@ -9,6 +9,10 @@ import Testing
 @Suite struct SnapshotScheduleFilesTests {
     static let wants = "etc/systemd/system/timers.target.wants/"
 
+    func owner<Schedule: OwnerSchedule>(_ type: Schedule.Type, in schedules: SnapshotSchedules) -> Schedule? {
+        schedules.owners.lazy.compactMap { $0 as? Schedule }.first
+    }
+
     func host(_ files: [String: String], links: [String: String]) throws -> String {
         try Integration.makeTree(files, links: links)
     }
@@ -25,11 +29,13 @@ import Testing
                 "etc/timeshift/timeshift.json":
                     "{\n  \"backup_device_uuid\" : \"5e3c1d7a-2b4f\",\n  \"parent_device_uuid\" : \"\"\n}\n",
                 "etc/carve/prune/home.conf": "# policy\n--filesystem /home\n--keep-daily 7\n",
+                "etc/carve/thin/root.conf": "--filesystem='/'\n--until-available 20%\n",
             ],
             links: [
                 Self.wants + "snapper-timeline.timer": "/lib/systemd/system/snapper-timeline.timer",
                 Self.wants + "btrbk.timer": "/lib/systemd/system/btrbk.timer",
                 Self.wants + "carve-prune@home.timer": "/lib/systemd/system/carve-prune@.timer",
+                Self.wants + "carve-thin@root.timer": "/lib/systemd/system/carve-thin@.timer",
                 "run/systemd/system/timers.target.wants/carve-prune@gone.timer":
                     "/lib/systemd/system/carve-prune@.timer",
                 Self.wants + "apt-daily.timer": "/lib/systemd/system/apt-daily.timer",
@@ -38,15 +44,20 @@ import Testing
         let schedules = SnapshotScheduleFiles(host: HostRoot(root)).schedules()
         #expect(
             schedules.enabledTimers == [
-                "btrbk.timer", "carve-prune@gone.timer", "carve-prune@home.timer", "snapper-timeline.timer",
+                "btrbk.timer", "carve-prune@gone.timer", "carve-prune@home.timer", "carve-thin@root.timer",
+                "snapper-timeline.timer",
             ])
-        #expect(schedules.snapperTimelines == [SnapperTimeline(name: "root", subvolume: "/")])
-        #expect(schedules.btrbkVolumes == ["/mnt/pool"])
-        #expect(schedules.timeshiftCronFiles == ["/etc/cron.d/timeshift-boot", "/etc/cron.d/timeshift-hourly"])
-        #expect(schedules.timeshiftDeviceUUID == "5e3c1d7a-2b4f")
         #expect(
-            schedules.prunePolicies == [
-                PrunePolicy(instance: "gone", filesystems: nil), PrunePolicy(instance: "home", filesystems: ["/home"]),
+            owner(SnapperSchedule.self, in: schedules)?.timelines == [SnapperTimeline(name: "root", subvolume: "/")])
+        #expect(owner(BtrbkSchedule.self, in: schedules)?.volumes == ["/mnt/pool"])
+        let timeshift = owner(TimeshiftSchedule.self, in: schedules)
+        #expect(timeshift?.cronFiles == ["/etc/cron.d/timeshift-boot", "/etc/cron.d/timeshift-hourly"])
+        #expect(timeshift?.deviceUUID == "5e3c1d7a-2b4f")
+        #expect(
+            owner(CarvePolicySchedule.self, in: schedules)?.policies == [
+                .init(kind: "prune", instance: "gone", filesystems: nil),
+                .init(kind: "prune", instance: "home", filesystems: ["/home"]),
+                .init(kind: "thin", instance: "root", filesystems: ["/"]),
             ])
         #expect(schedules.unknowns.count == 1)
     }
@@ -61,8 +72,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let schedules = SnapshotScheduleFiles(host: HostRoot(root)).schedules()
         #expect(schedules.enabledTimers.isEmpty)
-        #expect(schedules.snapperTimelines.isEmpty && schedules.btrbkVolumes == nil)
-        #expect(schedules.timeshiftCronFiles.isEmpty && schedules.prunePolicies.isEmpty)
+        #expect(schedules.owners.isEmpty)
     }
 
     /// Malformed files: a snapper config without SUBVOLUME, a timeshift.json without the
@@ -84,8 +94,8 @@ import Testing
             ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let schedules = SnapshotScheduleFiles(host: HostRoot(root)).schedules()
-        #expect(schedules.snapperTimelines.isEmpty)
-        #expect(schedules.btrbkVolumes == [])
-        #expect(schedules.timeshiftDeviceUUID == nil)
+        #expect(owner(SnapperSchedule.self, in: schedules)?.timelines == [])
+        #expect(owner(BtrbkSchedule.self, in: schedules)?.volumes == [])
+        #expect(owner(TimeshiftSchedule.self, in: schedules)?.deviceUUID == nil)
     }
 }

@@ -11,7 +11,8 @@ struct SwapRoom: FilesystemRoom {
         return ShrinkSteps(after: [
             ResizeStep(
                 "mkswap\(options) \(CheckPlanner.shellQuoted(subject.device.path))",
-                "recreates the swap area at the partition's new size, keeping its UUID and label so fstab still finds it")
+                "recreates the swap area at the partition's new size, keeping its UUID and label so fstab still finds it"
+            )
         ])
     }
 }

@@ -19,7 +19,8 @@ struct NTFSSizing: LinuxFilesystemRoom {
                 fsType: "ntfs", source: "nothing", note: "ntfsresize (ntfs-3g) is not installed or failed: cannot tell")
         }
         return FilesystemFigures(
-            fsType: "ntfs", minimum: LinuxFilesystemSizer.roundUpToMiB(try ResizeToolOutput.ntfsresizeMinimumBytes(text)),
+            fsType: "ntfs",
+            minimum: LinuxFilesystemSizer.roundUpToMiB(try ResizeToolOutput.ntfsresizeMinimumBytes(text)),
             source: "ntfsresize --info"
         )
     }
