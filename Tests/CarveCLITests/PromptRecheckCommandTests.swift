@@ -37,3 +37,24 @@ import Testing
         #expect(!harness.remaining.contains(300))
     }
 }
+
+/// `--bytes` on delete and thin: the plan's sizes as exact byte counts, for scripts.
+@Suite struct DeletionBytesCommandTests {
+    @Test func aDryRunSaysItsSizesInBytes() {
+        let harness = DeleteHarness()
+        // 300 and 301 are older than 45 days, 10 MiB exclusive each (the harness's quota figures).
+        let result = harness.run([
+            "delete", "--filesystem", "/mnt", "--older-than", "45d", "--manager", "plain", "--dry-run", "--bytes",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("freeing at least 20971520"), "\(result.stdout)")
+        #expect(result.stdout.contains(" 10485760\n"), "\(result.stdout)")
+        let human = harness.run([
+            "delete", "--filesystem", "/mnt", "--older-than", "45d", "--manager", "plain", "--dry-run",
+        ])
+        #expect(human.stdout.contains("freeing at least 20M"), "\(human.stdout)")
+        // Oldest first: snapper's root:2 (1 MiB, 65 days) and 300 (10 MiB) reach 5M.
+        let thin = harness.run(["thin", "/mnt", "--free", "5M", "--dry-run", "-b"])
+        #expect(thin.status == 0 && thin.stdout.contains("freeing at least 11534336"), "\(thin.stdout)\(thin.stderr)")
+    }
+}

@@ -38,6 +38,7 @@ struct DeletionFlow {
         let progress = ProgressBar(output: output, enabled: services.stderrIsTerminal, total: plan.toDelete.count)
         let result = try session.run(plan, hooks: hooks(progress))
         var view = DeletionReportView(plan: result.plan, dryRun: options.dryRun)
+        view.bytes = options.bytes
         view.report = result.report
         view.measuredReclaim = result.measuredReclaim
         view.availableAfter = result.availableAfter
@@ -54,7 +55,8 @@ struct DeletionFlow {
             note: { output.note($0) },
             confirm: { plan in
                 // The table is for a person about to answer; with --yes the audit trail lists each snapshot.
-                let view = DeletionReportView(plan: plan, dryRun: false)
+                var view = DeletionReportView(plan: plan, dryRun: false)
+                view.bytes = options.bytes
                 // A prompt needs its plan, even under --quiet.
                 if !options.json {
                     if options.yes {

@@ -59,6 +59,9 @@ struct DeletionOptions: ParsableArguments {
     @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
     var syslog = false
 
+    @Flag(name: [.short, .long], help: "Print sizes in bytes (the plan's table, the estimate, the summary).")
+    var bytes = false
+
     @Flag(name: .customLong("json"), help: "Print the result as JSON on stdout.")
     var jsonFlag = false
 

@@ -14,6 +14,11 @@ struct DeletionReportView {
     /// When the run began (before planning) and ended, for the JSON report.
     var started: Date?
     var finished: Date?
+    /// `--bytes`: sizes as exact byte counts rather than `12.3G`.
+    var bytes = false
+
+    /// A size as the run prints it.
+    func size(_ value: UInt64) -> String { bytes ? "\(value)" : ByteSize.format(value) }
 
     /// The snapshots that are gone (or, in a dry run, would be).
     var deleted: [PlannedSnapshot] { report.map { $0.done.map(\.snapshot) } ?? (dryRun ? plan.toDelete : []) }
@@ -54,7 +59,7 @@ struct DeletionReportView {
                     "\(subvolume.id)", DateText.short(subvolume.created, timeZone: zone),
                     subvolume.metadata.manager.rawValue,
                     Self.number(subvolume.metadata), escapedForTable(snapshot.displayPath),
-                    subvolume.exclusive.map(ByteSize.format) ?? "-",
+                    subvolume.exclusive.map(size) ?? "-",
                 ]
             }
             out += table.rendered()
@@ -90,13 +95,13 @@ struct DeletionReportView {
         }
         guard let report else { return "nothing deleted" }
         var parts = ["deleted \(count(report.doneCount))\(estimateText(estimatedReclaim))"]
-        if let measuredReclaim { parts[0] += " (measured: \(Self.signed(measuredReclaim)))" }
+        if let measuredReclaim { parts[0] += " (measured: \(signed(measuredReclaim)))" }
         let failed = report.notDoneCount
         if failed > 0 { parts.append("\(failed) failed") }
         if !plan.protected.isEmpty { parts.append("\(plan.protected.count) protected") }
         if report.interrupted { parts.append("interrupted, \(report.notAttempted.count) not attempted") }
         if let goal = plan.goal, let availableAfter {
-            parts.append("\(ByteSize.format(availableAfter)) available, \(goal.targetText) asked for")
+            parts.append("\(size(availableAfter)) available, \(goal.targetText) asked for")
         }
         return parts.joined(separator: ", ")
     }
@@ -105,11 +110,11 @@ struct DeletionReportView {
 
     private func estimateText(_ bytes: UInt64?) -> String {
         guard let bytes else { return plan.sizesSkipped ? "" : " (space freed unknown: no quota sizes)" }
-        return ", freeing at least \(ByteSize.format(bytes))"
+        return ", freeing at least \(size(bytes))"
     }
 
-    static func signed(_ bytes: Int64) -> String {
-        bytes < 0 ? "-" + ByteSize.format(UInt64(-bytes)) : ByteSize.format(UInt64(bytes))
+    func signed(_ value: Int64) -> String {
+        value < 0 ? "-" + size(UInt64(-value)) : size(UInt64(value))
     }
 
     static func number(_ metadata: ManagerMetadata) -> String {

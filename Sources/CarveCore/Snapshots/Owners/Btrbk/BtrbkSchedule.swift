@@ -8,7 +8,9 @@ public struct BtrbkSchedule: OwnerSchedule {
     public func timers(touching filesystem: ScheduledFilesystem, enabled: Set<String>) -> [SnapshotTimer] {
         guard enabled.contains(Self.timer) else { return [] }
         guard let volumes else {
-            return [.systemd(Self.timer, "runs btrbk; carve could not read btrbk.conf to tell which volumes it snapshots")]
+            return [
+                .systemd(Self.timer, "runs btrbk; carve could not read btrbk.conf to tell which volumes it snapshots")
+            ]
         }
         let here = volumes.filter(filesystem.holds)
         return here.isEmpty ? [] : [.systemd(Self.timer, "snapshots the btrbk volume \(here.joined(separator: ", "))")]

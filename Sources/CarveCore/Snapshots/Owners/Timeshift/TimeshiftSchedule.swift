@@ -10,9 +10,11 @@ public struct TimeshiftSchedule: OwnerSchedule {
     public func timers(touching filesystem: ScheduledFilesystem, enabled: Set<String>) -> [SnapshotTimer] {
         cronFiles.compactMap { file in
             guard let deviceUUID else {
-                return .cron(file, "runs timeshift; carve could not read timeshift.json to tell which device it writes to")
+                return .cron(
+                    file, "runs timeshift; carve could not read timeshift.json to tell which device it writes to")
             }
-            return deviceUUID == filesystem.uuid ? .cron(file, "timeshift writes its snapshots to this filesystem") : nil
+            return deviceUUID == filesystem.uuid
+                ? .cron(file, "timeshift writes its snapshots to this filesystem") : nil
         }
     }
 }
