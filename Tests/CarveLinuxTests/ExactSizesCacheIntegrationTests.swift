@@ -132,6 +132,7 @@ struct ExactSizesCacheIntegrationTests {
         try withDisk { disk, cache in
             try series(disk, count: 3)
             let truth = try list(disk, cache: cache)
+            try expectDu(truth, disk)
             let file = try cacheFile(disk, cache)
             let good = try Data(contentsOf: URL(fileURLWithPath: file))
             let outside = disk.loop.directory + "/outside"
@@ -186,6 +187,7 @@ struct ExactSizesCacheIntegrationTests {
         try withDisk { disk, cache in
             try series(disk, count: 3)
             let truth = try list(disk, cache: cache, environment: ["CARVE_CACHE": "off"])
+            try expectDu(truth, disk)
             for (what, options) in [("read-only", "ro,size=1m"), ("full", "size=8k")] {
                 let directory = disk.loop.directory + "/\(what)-cache"
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
