@@ -49,6 +49,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unc
     private var foreignPaths: [String: any Error & Sendable] = [:]
     private var failures: [Call: [any Error & Sendable]] = [:]
     private var recorded: [Call] = []
+    private var scans = 0
     private var snapper = FakeSnapperDirectories()
 
     public init(_ filesystems: [StoredFilesystem] = []) { stored = filesystems }
@@ -59,6 +60,10 @@ public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unc
     }
 
     public var calls: [Call] { locked { recorded } }
+
+    /// How many listings read the fake's extent map (`--sizes exact`, or auto without quotas):
+    /// the scans a real backend would have made.
+    public var exactScans: Int { locked { scans } }
 
     /// snapper's `.snapshots/N` directories beyond those of the stored snapshots: markers, orphans, configs.
     public var snapperDirectories: FakeSnapperDirectories {
@@ -121,6 +126,7 @@ public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unc
         // auto: quota sizes when the fake's quotas are fine, else its exact scan when it has one.
         if sizes == .exact || (sizes == .auto && fake.quotaProblem != nil && fake.exact != nil) {
             guard let exact = fake.exact else { throw RuntimeError("exact sizes are not implemented yet") }
+            locked { scans += 1 }
             // As the real scan does, once per tree read.
             ExtentScanObserver.current?(
                 ExtentScanProgress(

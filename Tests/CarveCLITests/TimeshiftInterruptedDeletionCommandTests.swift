@@ -96,6 +96,7 @@ import Testing
         #expect(result.stderr.contains("carve: removed its timeshift metadata \(Self.partial)"), "\(result.stderr)")
         #expect(!harness.backend.snapperDirectories.marked.contains(Self.partial))
         let again = harness.run(["delete", "/mnt/snaps/home.1", "--yes"])
+        #expect(again.status == 0 && again.stdout.contains("deleted 1 snapshot"), "\(again.stdout)\(again.stderr)")
         #expect(!again.stderr.contains("interrupted run"), "nothing is left to finish: \(again.stderr)")
         #expect(harness.backend.snapperDirectories.orphans == [Self.foreign])
     }

@@ -23,6 +23,7 @@ struct DeviceDumpReplayTests {
             #expect(made.stdout.isEmpty)
             for options in Self.columnSets {
                 let live = try Shell.run([CarveBinary.path, "devices"] + options + roots)
+                #expect(live.status == 0 && !live.stdout.isEmpty, "\(options): \(live.stderr)")
                 let replayed = try Shell.run([CarveBinary.path, "devices", "--sysroot", dump] + options)
                 #expect(replayed.status == 0, "\(options): \(replayed.stderr)")
                 #expect(
@@ -34,6 +35,8 @@ struct DeviceDumpReplayTests {
             let columns = "NAME,KNAME,MAJ:MIN,RM,SIZE,RO,TYPE,FSTYPE,LABEL,UUID,PARTUUID,PARTTYPE,PTTYPE,MOUNTPOINT"
             let theirs = try Shell.run(["lsblk", "--sysroot", dump, "-o", columns])
             let ours = try Shell.run([CarveBinary.path, "devices", "--sysroot", dump, "-o", columns])
+            #expect(theirs.status == 0 && ours.status == 0, "lsblk: \(theirs.stderr) carve: \(ours.stderr)")
+            #expect(theirs.stdout.contains(PathText.lastComponent(of: fixture.xfs.device)), "\(theirs.stdout)")
             #expect(ours.stdout == theirs.stdout, "\(ours.stdout)\n---\n\(theirs.stdout)")
         }
     }

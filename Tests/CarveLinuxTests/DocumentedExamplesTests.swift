@@ -189,8 +189,9 @@ struct DocumentedExamplesTests {
         guard example.text.contains("--compact"),
             let match = script.range(of: #"(?<=>> )\S+"#, options: .regularExpression)
         else { return }
-        // Once more, with nothing left to do: the log gains its second line.
-        _ = try machine.run(example)
+        // Once more, with nothing left to do: it succeeds quietly and the log gains its second line.
+        let again = try machine.run(example)
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(example.source), again: \(again.status) \(again.stderr)")
         let log = try String(contentsOfFile: String(script[match]), encoding: .utf8)
         let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3 && lines.last == "", "\(example.source): two runs, two lines:\n\(log)")

@@ -25,14 +25,19 @@ struct ExactSizesCacheIntegrationTests {
             [CarveBinary.path, "snapshots", "list", disk.mountpoint, "--sizes", "exact", "--json"] + extra,
             environment: ["CARVE_CACHE_DIR": cache].merging(environment) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        return try parse(result.stdout, stderr: result.stderr)
+    }
+
+    /// The sizes in a listing's JSON.
+    func parse(_ stdout: String, stderr: String) throws -> Run {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
         var sizes: [String: (Int, Int)] = [:]
         for snapshot in (json["snapshots"] as? [[String: Any]]) ?? [] {
             sizes[try #require(snapshot["path"] as? String)] = (
                 try #require(snapshot["exclusive"] as? Int), try #require(snapshot["referenced"] as? Int)
             )
         }
-        return Run(sizes: sizes, stderr: result.stderr)
+        return Run(sizes: sizes, stderr: stderr)
     }
 
     func expectSame(_ a: Run, _ b: Run, _ what: String) {
@@ -43,7 +48,10 @@ struct ExactSizesCacheIntegrationTests {
         }
     }
 
+    /// Every snapshot the fixture made under snaps/ listed, each with du's Exclusive bytes.
     func expectDu(_ run: Run, _ disk: Disk) throws {
+        let made = try FileManager.default.contentsOfDirectory(atPath: disk.mountpoint + "/snaps")
+        #expect(Set(run.sizes.keys) == Set(made.map { disk.mountpoint + "/snaps/" + $0 }))
         for (path, size) in run.sizes {
             #expect(UInt64(size.exclusive) == (try disk.duExclusive(path)), "\(path)")
         }
@@ -124,6 +132,7 @@ struct ExactSizesCacheIntegrationTests {
         try withDisk { disk, cache in
             try series(disk, count: 3)
             let truth = try list(disk, cache: cache)
+            try expectDu(truth, disk)
             let file = try cacheFile(disk, cache)
             let good = try Data(contentsOf: URL(fileURLWithPath: file))
             let outside = disk.loop.directory + "/outside"
@@ -178,6 +187,7 @@ struct ExactSizesCacheIntegrationTests {
         try withDisk { disk, cache in
             try series(disk, count: 3)
             let truth = try list(disk, cache: cache, environment: ["CARVE_CACHE": "off"])
+            try expectDu(truth, disk)
             for (what, options) in [("read-only", "ro,size=1m"), ("full", "size=8k")] {
                 let directory = disk.loop.directory + "/\(what)-cache"
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -200,10 +210,25 @@ struct ExactSizesCacheIntegrationTests {
         try withDisk { disk, cache in
             try series(disk, count: 4)
             let truth = try list(disk, cache: cache, environment: ["CARVE_CACHE": "off"])
-            let script = (0..<6).map { _ in
-                "'\(CarveBinary.path)' snapshots list '\(disk.mountpoint)' --sizes exact --json >/dev/null &"
+            try expectDu(truth, disk)
+            // Six at once, each with its own output and exit status.
+            let runs = disk.loop.directory + "/runs"
+            try FileManager.default.createDirectory(atPath: runs, withIntermediateDirectories: false)
+            let script = (0..<6).map { index in
+                "('\(CarveBinary.path)' snapshots list '\(disk.mountpoint)' --sizes exact --json"
+                    + " >'\(runs)/\(index).out' 2>'\(runs)/\(index).err'; echo $? >'\(runs)/\(index).status') &"
             }.joined(separator: " ")
-            _ = try Shell.run(["sh", "-c", script + " wait"], environment: ["CARVE_CACHE_DIR": cache])
+            let all = try Shell.run(["sh", "-c", script + " wait"], environment: ["CARVE_CACHE_DIR": cache])
+            #expect(all.status == 0, "\(all.stderr)")
+            for index in 0..<6 {
+                func read(_ suffix: String) throws -> String {
+                    try String(contentsOfFile: "\(runs)/\(index).\(suffix)", encoding: .utf8)
+                }
+                let stderr = try read("err")
+                #expect(try read("status") == "0\n", "carve \(index): \(stderr)")
+                #expect(stderr == truth.stderr, "carve \(index) said more or less than a lone run: \(stderr)")
+                expectSame(truth, try parse(try read("out"), stderr: stderr), "carve \(index) of 6 at once")
+            }
             let after = try list(disk, cache: cache, ["--verbose"])
             #expect(after.stderr.contains("(4 more from the cache)"), "\(after.stderr)")
             expectSame(truth, after, "after concurrent writers")

@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// `carve snapshots list --prometheus` on a real btrfs holding snapper (made by snapper),
-/// timeshift, btrbk and plain snapshots, judged by promtool, df and carve's own JSON
-/// listing; and the alert rules of the man page, judged by promtool.
+/// timeshift, btrbk and plain snapshots, judged by promtool, df, snapper's listing,
+/// btrfs's creation times and the fixture's own names and files; and the alert rules of
+/// the man page, judged by promtool.
 @Suite(.serialized, .enabled(if: Integration.enabled, "needs root and loop devices"))
 struct PrometheusMetricsIntegrationTests {
     typealias Btrfs = SnapshotsListIntegrationTests.Btrfs
@@ -52,7 +53,35 @@ struct PrometheusMetricsIntegrationTests {
         }
     }
 
-    @Test func metricsPassPromtoolAndAgreeWithTheJSONListing() throws {
+    /// The dates of a snapper config's snapshots (number 0 aside), as snapper lists them, in Unix seconds.
+    static func snapperDates(_ config: String) throws -> [Int] {
+        let csv = try Shell.check([
+            "snapper", "--no-dbus", "--utc", "--iso", "--csvout", "-c", config, "list", "--columns", "number,date",
+        ])
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.timeZone = Foundation.TimeZone(identifier: "UTC")
+        parser.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return try csv.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count == 2, fields[0] != "0" else { return nil }
+            let date = try #require(parser.date(from: String(fields[1])), "snapper's date: \(line)")
+            return Int(date.timeIntervalSince1970)
+        }
+    }
+
+    /// A subvolume's creation time as `btrfs subvolume show` prints it, in Unix seconds.
+    static func otime(_ path: String) throws -> Int {
+        let show = try Shell.check(["btrfs", "subvolume", "show", path])
+        let line = try #require(show.split(separator: "\n").first { $0.contains("Creation time:") }, "\(show)")
+        let text = line.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return Int(try #require(parser.date(from: text), "btrfs's creation time: \(text)").timeIntervalSince1970)
+    }
+
+    @Test func metricsPassPromtoolAndAgreeWithTheReferenceTools() throws {
         try #require(Shell.has("promtool"), "promtool (Debian package prometheus) is needed")
         let fs = try Btrfs()
         try fs.subvolume("@"); try fs.subvolume("@home"); try fs.subvolume("data")
@@ -79,23 +108,21 @@ struct PrometheusMetricsIntegrationTests {
         let check = try Shell.run(["promtool", "check", "metrics"], input: metrics.stdout)
         #expect(check.status == 0, "promtool check metrics: \(check.stdout)\(check.stderr)\n\(metrics.stdout)")
 
-        // The same snapshots as the JSON listing: count and newest date by manager and source.
-        let json = try Shell.check([SnapshotsListIntegrationTests.carve, "snapshots", "list", fs.top, "--json"])
-        let snapshots = try #require(
-            (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["snapshots"]
-                as? [[String: Any]])
-        let iso = ISO8601DateFormatter()
-        var expected: [String: (count: Int, newest: Int)] = [:]
-        for snapshot in snapshots {
+        // Count and newest date by manager and source, from how the fixture was built: snapper's
+        // own listing for its dates, the btrbk names (local time), timeshift's info.json,
+        // and btrfs's creation time (otime) for the plain snapshots.
+        let snapperDates = try Self.snapperDates(config)
+        #expect(snapperDates.count == 3, "snapper lists the 3 snapshots it made")
+        let btrbkNewest = try #require(
+            Calendar.current.date(from: DateComponents(year: 2026, month: 11, day: 2, hour: 12, minute: 0)))
+        let expected: [String: (count: Int, newest: Int)] = [
+            "snapper|\(fs.top)/data": (3, snapperDates.max() ?? -1),
+            "btrbk|\(fs.top)/@home": (2, Int(btrbkNewest.timeIntervalSince1970)),
+            "timeshift|\(fs.top)/@": (1, 1_793_534_401),
+            "plain|\(fs.top)/@home": (1, try Self.otime(fs.top + "/snaps/home-1")),
             // Labels carry names as tables show them: \xHH for a backslash or a control character.
-            let key = "\(snapshot["manager"] as? String ?? "")|\(escapedForTable(snapshot["source"] as? String ?? ""))"
-            let created = Int(try #require(iso.date(from: snapshot["created"] as? String ?? "")).timeIntervalSince1970)
-            expected[key] = ((expected[key]?.count ?? 0) + 1, max(expected[key]?.newest ?? 0, created))
-        }
-        #expect(
-            Set(expected.keys.map { String($0.split(separator: "|")[0]) }) == [
-                "snapper", "btrbk", "timeshift", "plain",
-            ])
+            "plain|\(fs.top)/we \"ird\\x5c\\x0aname": (1, try Self.otime(fs.top + "/snaps/odd-1")),
+        ]
         let samples = Self.samples(metrics.stdout)
         func byGroup(_ name: String) -> [String: String] {
             Dictionary(
@@ -104,10 +131,12 @@ struct PrometheusMetricsIntegrationTests {
                 }, uniquingKeysWith: { a, _ in a })
         }
         let oddGroup = "plain|\(fs.top)/we \"ird\\x5c\\x0aname"
-        #expect(byGroup("carve_snapshots").mapValues { Int($0) ?? -1 } == expected.mapValues(\.count))
+        #expect(
+            byGroup("carve_snapshots").mapValues { Int($0) ?? -1 } == expected.mapValues(\.count),
+            "\(metrics.stdout)")
         #expect(
             byGroup("carve_snapshot_newest_timestamp_seconds").mapValues { Int($0) ?? -1 }
-                == expected.mapValues(\.newest))
+                == expected.mapValues(\.newest), "\(metrics.stdout)")
         #expect(expected[oddGroup]?.count == 1 && byGroup("carve_snapshots")[oddGroup] == "1", "\(metrics.stdout)")
         #expect(samples.allSatisfy { $0.labels["filesystem"].map { $0 == fs.top } ?? true })
         // The exact scan knows every size: one figure a group, none of them unknown.

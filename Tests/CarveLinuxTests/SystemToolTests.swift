@@ -21,17 +21,49 @@ import Testing
         #expect(throws: RuntimeError.self) { try ChildProcess.runTool(["carve-no-such-tool"]) }
     }
 
-    /// A tool in a directory of PATH only (as a hostile PATH would hold) is not run.
+    /// A fake tool that records each run in `ran` beside it, in a fresh directory.
+    static func fakeTool(_ name: String) throws -> (directory: String, ran: String) {
+        let directory = try Integration.makeScratchDirectory()
+        let ran = directory + "/ran"
+        try "#!/bin/sh\necho \"$0 $*\" >> '\(ran)'\necho ran\n".write(
+            toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory + "/" + name)
+        return (directory, ran)
+    }
+
+    /// A tool in a directory of PATH only (as a hostile PATH would hold) is not run, though
+    /// the PATH carve hands its child holds it.
     @Test func aToolOnlyOnPathIsNotRun() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carve-tool-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let tool = directory + "/carve-path-only-tool"
-        try "#!/bin/sh\necho ran\n".write(toFile: tool, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
-        let viaEnv = try ChildProcess.run(["carve-path-only-tool"], environment: ["PATH": directory])
+        let fake = try Self.fakeTool("carve-path-only-tool")
+        defer { try? FileManager.default.removeItem(atPath: fake.directory) }
+        #expect(ChildProcess.systemTool("carve-path-only-tool") == nil, "the system directories lack it")
+        let viaEnv = try ChildProcess.run(["carve-path-only-tool"], environment: ["PATH": fake.directory])
         #expect(String(decoding: viaEnv.stdout, as: UTF8.self) == "ran\n", "the tool is there for env")
-        #expect(throws: RuntimeError.self) { try ChildProcess.runTool(["carve-path-only-tool"]) }
+        try FileManager.default.removeItem(atPath: fake.ran)
+        #expect(throws: RuntimeError.self) {
+            try ChildProcess.runTool(["carve-path-only-tool"], environment: ["PATH": fake.directory])
+        }
+        #expect(!FileManager.default.fileExists(atPath: fake.ran), "the fake ran")
+    }
+
+    /// The carve binary, with a fake `lvs` first on its own PATH and none in the system
+    /// directories (hidden in a mount namespace where lvm2 is installed), lists every
+    /// filesystem (which asks LVM) without running the fake.
+    @Test(.integration(needing: "unshare"))
+    func carveRunsNoToolFromItsPath() throws {
+        let fake = try Self.fakeTool("lvs")
+        defer { try? FileManager.default.removeItem(atPath: fake.directory) }
+        let hide = ChildProcess.systemDirectories.map {
+            "if [ -e \($0)/lvs ]; then mount --bind /dev/null \($0)/lvs; fi"
+        }
+        let script = (hide + ["command -v lvs", "exec \"$0\" snapshots list --sizes none"]).joined(separator: "; ")
+        let path = ([fake.directory] + ChildProcess.systemDirectories).joined(separator: ":")
+        let run = try Shell.run(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, CarveBinary.path],
+            environment: ["PATH": path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix(fake.directory + "/lvs\n"), "the fake is first on PATH: \(run.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: fake.ran), "carve ran the fake lvs: \(run.stdout)")
     }
 
     /// `lvs` runs only when the listing is of everything or names a pool.

@@ -93,6 +93,8 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             #expect(!subvolumes.contains { $0.hasPrefix(Self.snapshots + "/2026-11-01_12-00-01/") })
 
             let listed = try disk.carve(["snapshots", "list", disk.mountpoint, "--manager", "timeshift", "--json"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdout.contains("2026-11-03_12-00-01/@"), "the kept timeshift snapshot: \(listed.stdout)")
             #expect(
                 !listed.stdout.contains("2026-11-01_12-00-01"),
                 "carve's listing cannot see it: only the marker finds it")
