@@ -75,9 +75,10 @@ struct SnapshotListingView {
             chunk.append("      ")
             append(row, columns: columns, to: chunk, writer: writer, scratch: &object)
             chunk.append(index < rows.count - 1 ? ",\n" : "\n")
-            if chunk.count > 1 << 16 { out.write(chunk.takeText()) }
+            if chunk.count > 1 << 16 { chunk.take { out.write(bytes: $0) } }
         }
-        out.write(chunk.takeText() + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
+        chunk.take { out.write(bytes: $0) }
+        out.write("   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
     /// One snapshot object by the byte writer; a row with a name that is not UTF-8 again

@@ -25,9 +25,10 @@ extension BtrfsSnapshotBackend {
             return try subvolumes(of: filesystem, sizes: .none)
         }
         var found = ids.isEmpty ? [] : try RootTree(directory: directory).subvolumes(ids: ids)
+        let reach = MountReach(filesystem)
         for index in found.indices {
-            found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
-            found[index].mountedPath = filesystem.mountedPath(
+            found[index].mountpoints = reach.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
+            found[index].mountedPath = reach.mountedPath(
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
         }
         return VolumeListing(filesystem: filesystem, subvolumes: found, sizes: .none)

@@ -70,9 +70,10 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         var found =
             try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
         let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
+        let reach = MountReach(filesystem)
         for index in found.indices {
-            found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
-            found[index].mountedPath = filesystem.mountedPath(
+            found[index].mountpoints = reach.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
+            found[index].mountedPath = reach.mountedPath(
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
             found[index].isDefault = found[index].id == defaultID
         }
