@@ -94,16 +94,15 @@ public struct TextTable {
 
     public func rendered() -> String {
         let headerLines = TextTable.physicalLines(headers)
+        var widths = Array(repeating: 0, count: headers.count)
         // Only a row with a line break in a cell (rare) is split: splitting every cell of
         // ten thousand rows cost more than listing them.
-        func lines(of row: [String]) -> [[String]] {
-            row.contains(where: TextTable.hasLineBreak) ? TextTable.physicalLines(row) : [row]
-        }
-        var widths = Array(repeating: 0, count: headers.count)
         for row in rows {
-            for line in lines(of: row) {
-                for (index, cell) in line.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+            guard row.contains(where: TextTable.hasLineBreak) else {
+                TextTable.widen(&widths, to: row)
+                continue
             }
+            for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
         }
         for index in widths.indices {
             let header = displayWidth(headers[index])
@@ -116,28 +115,38 @@ public struct TextTable {
         // String per cell, cost several times the listing.
         var out: [UInt8] = []
         out.reserveCapacity((widths.reduce(0, +) + widths.count + 1) * (rows.count + headerLines.count))
-        func write(_ line: [String]) {
-            let start = out.count
-            for (index, cell) in line.enumerated() {
-                let gap = widths[index] - displayWidth(cell)
-                let last = index == line.count - 1
-                if last && cell.isEmpty && padsTrailingCells {
-                    // lsblk pads every cell but an empty last one.
-                } else if rightAligned[index] {
-                    out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap))
-                    TextTable.append(cell, to: &out)
-                } else {
-                    TextTable.append(cell, to: &out)
-                    if !last { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap)) }
-                }
-                if !last { out.append(UInt8(ascii: " ")) }
-            }
-            if !padsTrailingCells { while out.count > start && out.last == UInt8(ascii: " ") { out.removeLast() } }
-            out.append(UInt8(ascii: "\n"))
+        if !omitsHeader {
+            for line in headerLines { write(line, widths: widths, to: &out) }
         }
-        if !omitsHeader { headerLines.forEach(write) }
-        for row in rows { lines(of: row).forEach(write) }
+        for row in rows {
+            guard row.contains(where: TextTable.hasLineBreak) else {
+                write(row, widths: widths, to: &out)
+                continue
+            }
+            for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+        }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One printed line: each cell padded to its column's width, one space between.
+    private func write(_ line: [String], widths: [Int], to out: inout [UInt8]) {
+        let start = out.count
+        for (index, cell) in line.enumerated() {
+            let gap = widths[index] - displayWidth(cell)
+            let last = index == line.count - 1
+            if last && cell.isEmpty && padsTrailingCells {
+                // lsblk pads every cell but an empty last one.
+            } else if rightAligned[index] {
+                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap))
+                TextTable.append(cell, to: &out)
+            } else {
+                TextTable.append(cell, to: &out)
+                if !last { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap)) }
+            }
+            if !last { out.append(UInt8(ascii: " ")) }
+        }
+        if !padsTrailingCells { while out.count > start && out.last == UInt8(ascii: " ") { out.removeLast() } }
+        out.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -149,6 +158,10 @@ extension TextTable {
         let height = split.map(\.count).max() ?? 1
         guard height > 1 else { return [row] }
         return (0..<height).map { line in split.map { line < $0.count ? $0[line] : "" } }
+    }
+
+    static func widen(_ widths: inout [Int], to line: [String]) {
+        for (index, cell) in line.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
     }
 
     static func hasLineBreak(_ cell: String) -> Bool {

@@ -15,9 +15,7 @@ extension BtrfsSnapshotBackend {
         guard isRoot else { return try subvolumes(of: filesystem, sizes: .none) }
         let directory = try roots.directory(of: filesystem)
         let search = TreeSearch(directory)
-        let keys = Set(
-            sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
-                + sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) })
+        let keys = chainKeys.keys(receivedFrom: sent, withUUIDs: sources)
         let ids: Set<UInt64>
         do {
             ids = try UUIDTree.ids(under: keys, with: search)
@@ -32,5 +30,23 @@ extension BtrfsSnapshotBackend {
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
         }
         return VolumeListing(filesystem: filesystem, subvolumes: found, sizes: .none)
+    }
+}
+
+/// The UUID tree keys of the last chain lookup. A listing asks every other mounted btrfs
+/// with the same snapshots' UUIDs, and turning ten thousand of them into keys again for
+/// each filesystem cost more than searching it; the same sets compare equal at once.
+final class ChainKeys: @unchecked Sendable {
+    private let lock = Lock()
+    private var last: (sent: Set<String>, sources: Set<String>, keys: Set<TreeSearch.Key>)?
+
+    func keys(receivedFrom sent: Set<String>, withUUIDs sources: Set<String>) -> Set<TreeSearch.Key> {
+        lock.lock(); defer { lock.unlock() }
+        if let last, last.sent == sent, last.sources == sources { return last.keys }
+        let keys = Set(
+            sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
+                + sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) })
+        last = (sent, sources, keys)
+        return keys
     }
 }

@@ -18,6 +18,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     /// Directories this backend opened for the `_fd` calls of a deletion run; closed
     /// when the last copy of the backend goes, so an in-process run leaves no mount busy.
     let roots = FilesystemRoots()
+    /// The search keys of the last backup-chain lookup (`chainRelatives`), shared by copies.
+    let chainKeys = ChainKeys()
 
     public init(host: HostRoot = .system, mountTable: (any MountTable)? = nil, isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable ?? ProcMountTable(host: host); self.host = host; self.isRoot = isRoot
