@@ -15,10 +15,10 @@ extension BtrfsSnapshotBackend {
         guard isRoot else { return try subvolumes(of: filesystem, sizes: .none) }
         let directory = try roots.directory(of: filesystem)
         let search = TreeSearch(directory)
-        let keys = chainKeys.keys(receivedFrom: sent, withUUIDs: sources)
+        let (keys, sorted) = chainKeys.keys(receivedFrom: sent, withUUIDs: sources)
         let ids: Set<UInt64>
         do {
-            ids = try UUIDTree.ids(under: keys, with: search)
+            ids = try UUIDTree.ids(under: keys, sorted: sorted, with: search)
         } catch let error as SystemCallError where error.errno == ENOENT {
             return try subvolumes(of: filesystem, sizes: .none)
         }
@@ -33,20 +33,22 @@ extension BtrfsSnapshotBackend {
     }
 }
 
-/// The UUID tree keys of the last chain lookup. A listing asks every other mounted btrfs
-/// with the same snapshots' UUIDs, and turning ten thousand of them into keys again for
-/// each filesystem cost more than searching it; the same sets compare equal at once.
+/// The UUID tree keys of the last chain lookup, as a set and in order. A listing asks
+/// every other mounted btrfs with the same snapshots' UUIDs, and turning ten thousand of
+/// them into keys (and sorting those) again for each filesystem cost more than searching
+/// it; the same sets compare equal at once.
 final class ChainKeys: @unchecked Sendable {
+    typealias Keys = (set: Set<TreeSearch.Key>, sorted: [TreeSearch.Key])
     private let lock = Lock()
-    private var last: (sent: Set<String>, sources: Set<String>, keys: Set<TreeSearch.Key>)?
+    private var last: (sent: Set<String>, sources: Set<String>, keys: Keys)?
 
-    func keys(receivedFrom sent: Set<String>, withUUIDs sources: Set<String>) -> Set<TreeSearch.Key> {
+    func keys(receivedFrom sent: Set<String>, withUUIDs sources: Set<String>) -> Keys {
         lock.lock(); defer { lock.unlock() }
         if let last, last.sent == sent, last.sources == sources { return last.keys }
         let keys = Set(
             sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
                 + sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) })
-        last = (sent, sources, keys)
-        return keys
+        last = (sent, sources, (keys, keys.sorted()))
+        return last!.keys
     }
 }

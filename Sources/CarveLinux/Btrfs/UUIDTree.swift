@@ -68,9 +68,11 @@ enum UUIDTree {
     /// tree in key order takes a call per few thousand items. So the tree is read from
     /// the first key on while that has taken fewer calls than the keys still ahead, and
     /// those left (a large tree, few keys) are searched one by one: at most about twice
-    /// the cheaper of the two.
-    static func ids(under keys: Set<TreeSearch.Key>, with search: TreeSearch) throws -> Set<UInt64> {
-        let sorted = keys.sorted()
+    /// the cheaper of the two. `sorted`: the keys in order, when the caller has them.
+    static func ids(
+        under keys: Set<TreeSearch.Key>, sorted: [TreeSearch.Key]? = nil, with search: TreeSearch
+    ) throws -> Set<UInt64> {
+        let sorted = sorted ?? keys.sorted()
         guard let last = sorted.last else { return [] }
         var ids = Set<UInt64>()
         func collect(_ item: TreeSearch.Item) {
