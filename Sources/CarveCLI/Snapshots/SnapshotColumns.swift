@@ -60,9 +60,9 @@ final class SnapshotRow: Sendable {
 
     private static func mountedPathsByID(_ listing: VolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
-        // By index: iterating by value copied every subvolume.
-        for index in listing.subvolumes.indices {
-            mountedPaths[listing.subvolumes[index].id] = listing.subvolumes[index].mountedPath
+        // Through the buffer: iterating by value, or by the array's subscript, copied every subvolume.
+        listing.subvolumes.withUnsafeBufferPointer { volumes in
+            for index in volumes.indices { mountedPaths[volumes[index].id] = volumes[index].mountedPath }
         }
         return mountedPaths
     }

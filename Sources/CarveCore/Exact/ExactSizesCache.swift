@@ -55,15 +55,26 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// The subvolumes of `subvolumes` whose tree is cached: read-only, same id, UUID
     /// and generation. By subvolume id, the index of its cached tree.
     public func reusable(for subvolumes: [Volume]) -> [UInt64: Int] {
-        var byUUID: [String: Int] = [:]
-        for (index, tree) in trees.enumerated() { byUUID[tree.uuid] = index }
+        // Found by id, by bisection of the trees (ascending by id), then checked by UUID and
+        // generation: hashing ten thousand UUID strings twice cost more than the rest.
+        func tree(_ id: UInt64) -> Int? {
+            var low = 0, high = trees.count
+            while low < high {
+                let middle = (low + high) / 2
+                if trees[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < trees.count && trees[low].id == id ? low : nil
+        }
         var found: [UInt64: Int] = [:]
-        // By index: iterating by value copied every (fat) subvolume.
-        for position in subvolumes.indices where subvolumes[position].readOnly {
-            guard let index = byUUID[subvolumes[position].uuid], trees[index].id == subvolumes[position].id,
-                trees[index].generation == subvolumes[position].generation
-            else { continue }
-            found[subvolumes[position].id] = index
+        // Fields read through the buffer: iterating by value, or through the array's
+        // subscript, copied every (fat) subvolume.
+        subvolumes.withUnsafeBufferPointer { volumes in
+            for volume in volumes.indices where volumes[volume].readOnly {
+                guard let index = tree(volumes[volume].id), trees[index].generation == volumes[volume].generation,
+                    trees[index].uuid == volumes[volume].uuid
+                else { continue }
+                found[volumes[volume].id] = index
+            }
         }
         return found
     }

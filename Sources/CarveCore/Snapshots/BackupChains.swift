@@ -36,11 +36,13 @@ public enum BackupChains {
         // What another filesystem may hold of a chain: copies received from a listed
         // snapshot, and the snapshots a listed backup was received from.
         var sent = Set<String>(), sources = Set<String>()
-        // Fields read in place, not each of ten thousand volumes copied whole.
+        // Fields read in place through the buffer, not each of ten thousand volumes copied whole.
         for listing in listings {
-            for index in listing.subvolumes.indices {
-                if listing.subvolumes[index].isSnapshot { sent.insert(listing.subvolumes[index].uuid) }
-                if let received = listing.subvolumes[index].receivedUUID { sources.insert(received) }
+            listing.subvolumes.withUnsafeBufferPointer { volumes in
+                for index in volumes.indices {
+                    if volumes[index].isSnapshot { sent.insert(volumes[index].uuid) }
+                    if let received = volumes[index].receivedUUID { sources.insert(received) }
+                }
             }
         }
         do {
