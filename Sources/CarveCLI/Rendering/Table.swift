@@ -92,7 +92,13 @@ public struct TextTable {
         widthHints = columns.map(\.widthHint)
     }
 
-    public func rendered() -> String {
+    public func rendered() -> String { String(decoding: bytes(), as: UTF8.self) }
+
+    /// Writes the table to stdout from its bytes, without a String of it besides.
+    func write(to out: any OutputSink) { bytes().withUnsafeBytes { out.write(bytes: $0) } }
+
+    /// The table's text as UTF-8.
+    private func bytes() -> [UInt8] {
         let headerLines = TextTable.physicalLines(headers)
         var widths = Array(repeating: 0, count: headers.count)
         // Only a row with a line break in a cell (rare) is split: splitting every cell of
@@ -125,7 +131,7 @@ public struct TextTable {
             }
             for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// One printed line: each cell padded to its column's width, one space between.

@@ -52,7 +52,7 @@ struct SnapshotListingView {
             let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
             writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)
         } else if !rows.isEmpty {
-            out.write(TextTable(columns: columns, rows: rows, bytes: bytes).rendered())
+            TextTable(columns: columns, rows: rows, bytes: bytes).write(to: out)
         }
         out.note(
             summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))
