@@ -72,4 +72,20 @@ import Testing
         #expect(classified.isSnapshot && classified.metadata.manager == .docker)
         #expect(classified.created == F.epoch)
     }
+
+    /// The owners' path hints are looked for once per directory: a run of subvolumes in
+    /// one directory, then another directory, then the first again, each recognised as
+    /// when it is alone (the directory that holds a hint, and the mount's, both count).
+    @Test func theHintsOfOneDirectoryServeItsSubvolumesAndNoOthers() {
+        let docker = "var/lib/docker/btrfs/subvolumes/"
+        let image = ["/mnt/var/lib/docker/image/btrfs"]
+        let volumes = [
+            raw(300, docker + "a"), raw(301, docker + "b"), raw(302, "snaps/a"), raw(303, "snaps/b"),
+            raw(304, docker + "c"), raw(305, docker + "d", mountedAt: nil), raw(306, "other/btrfs/subvolumes"),
+            raw(307, "machines/y"), raw(308, "machines/y", mountedAt: "/var/lib"),
+        ]
+        let alone = volumes.map { owners([$0], existing: Set(image)).first! }
+        #expect(owners(volumes, existing: Set(image)) == alone)
+        #expect(alone == [.docker, .docker, .plain, .plain, .docker, .docker, .plain, .plain, .machines])
+    }
 }

@@ -67,9 +67,11 @@ struct ExactTotals {
     /// of ten thousand selected subvolumes was a third of the listing's peak memory.
     mutating func add(_ listing: VolumeListing, at positions: [Int]) {
         guard let exact = listing.exact else { return }
-        let subvolumes = listing.subvolumes
+        // Through the buffer: the array's subscript copied every (fat) subvolume it was asked of.
         let set = exact.reclaim(
-            deleting: positions.compactMap { subvolumes[$0].isSnapshot ? subvolumes[$0].id : nil })
+            deleting: listing.subvolumes.withUnsafeBufferPointer { subvolumes in
+                positions.compactMap { subvolumes[$0].isSnapshot ? subvolumes[$0].id : nil }
+            })
         reclaim.data += set.data
         reclaim.metadataAtLeast += set.metadataAtLeast
         reclaim.metadataAtMost += set.metadataAtMost

@@ -45,16 +45,19 @@ final class ByteWriter {
 
     /// `string` as a JSON string, escaped exactly as `JSONValue.quote` escapes it.
     func appendQuoted(_ string: String) {
-        let copied = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard !Self.mayNeedEscape(UnsafeRawBufferPointer(bytes)) else { return false }
-            reserve(bytes.count + 2)
+        var text = string
+        // A native string hands out its bytes without a copy; most need no escaping.
+        let copied = text.withUTF8 { bytes -> Bool in
+            let raw = UnsafeRawBufferPointer(bytes)
+            guard !Self.mayNeedEscape(raw) else { return false }
+            reserve(raw.count + 2)
             base[count] = UInt8(ascii: "\"")
-            if let source = bytes.baseAddress { memcpy(base + count + 1, source, bytes.count) }
-            base[count + 1 + bytes.count] = UInt8(ascii: "\"")
-            count += bytes.count + 2
+            if let source = raw.baseAddress { memcpy(base + count + 1, source, raw.count) }
+            base[count + 1 + raw.count] = UInt8(ascii: "\"")
+            count += raw.count + 2
             return true
         }
-        guard copied != true else { return }
+        guard !copied else { return }
         if ByteText.carriesBytes(string) { replacedCarriedBytes = true }
         var escaped: [UInt8] = []
         JSONValue.quote(string, into: &escaped)
@@ -62,25 +65,38 @@ final class ByteWriter {
     }
 
     /// False when no byte needs escaping, tested eight bytes at a time (the classic
-    /// SWAR tests for a zero byte and a byte below a bound); true when one may.
+    /// SWAR tests for a zero byte and a byte below a bound, their bits or'ed into one
+    /// test); true when one may. The last word overlaps the one before it rather than
+    /// taking the tail byte by byte.
     static func mayNeedEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            // Below 0x20, or equal to '"', '\\', DEL or 0xF4 (the lead byte of a byte carried
-            // by ByteText); other bytes >= 0x80 pass the first test's mask.
-            if (word &- ones &* 0x20) & ~word & highs != 0 || hasZero(word ^ (ones &* 0x22))
-                || hasZero(word ^ (ones &* 0x5c)) || hasZero(word ^ (ones &* 0x7f))
-                || hasZero(word ^ (ones &* 0xf4))
-            {
-                return true
-            }
-            offset += 8
+        guard bytes.count >= 8 else {
+            for byte in bytes where JSONValue.needsEscape(byte) { return true }
+            return false
         }
-        for byte in bytes[offset...] where JSONValue.needsEscape(byte) { return true }
-        return false
+        var offset = 0
+        while true {
+            if mayNeedEscape(word: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
+            if offset + 8 == bytes.count { return false }
+            offset = min(offset + 8, bytes.count - 8)
+        }
+    }
+
+    /// Below 0x20, or equal to '"', '\\', DEL or 0xF4 (the lead byte of a byte carried
+    /// by ByteText); other bytes >= 0x80 pass the first test's mask.
+    @inline(__always)
+    private static func mayNeedEscape(word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
+        let found =
+            (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5c))
+            | zeroBytes(word ^ (ones &* 0x7f)) | zeroBytes(word ^ (ones &* 0xf4))
+        return found & highs != 0
+    }
+
+    /// Writes at most `maximum` bytes in place through `body`, which returns how many it wrote.
+    func appendInPlace(maximum: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        reserve(maximum)
+        count += body(UnsafeMutableBufferPointer(start: base + count, count: maximum))
     }
 
     /// Drops what was written after the first `count` bytes.
@@ -102,6 +118,12 @@ final class ByteWriter {
         count += digits
     }
 
+    /// The bytes so far, and an empty buffer.
+    func take(_ body: (UnsafeRawBufferPointer) -> Void) {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+        count = 0
+    }
+
     /// The bytes so far as text (the caller wrote valid UTF-8), and an empty buffer.
     func takeText() -> String {
         let text = String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
@@ -109,8 +131,12 @@ final class ByteWriter {
         return text
     }
 
+    @inline(__always)
     private func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    private func grow(_ extra: Int) {
         let grown = max(capacity * 2, count + extra)
         let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         bigger.update(from: base, count: count)

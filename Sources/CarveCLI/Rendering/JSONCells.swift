@@ -56,6 +56,41 @@ final class JSONCells {
         if let value { bytes.appendQuoted(value) } else { bytes.append("null") }
     }
 
+    /// A list of strings: `[]` for the empty list most rows have, with no value built.
+    func strings(_ values: [String]) {
+        if values.isEmpty && !capturing { return bytes.append("[]") }
+        value(.array(values.map(JSONValue.string)))
+    }
+
+    /// A date as ISO 8601 in `timeZone` (`DateText.iso8601`), its digits written in
+    /// place. The zone's offset is asked once per second of time: a listing's two
+    /// dates of a snapshot are most often the same second (and the C library's
+    /// answer costs more than the rest of the date).
+    func date(_ date: Date, timeZone: TimeZone) {
+        let second = date.wholeSeconds
+        if second != offsetSecond || timeZone != offsetZone {
+            offset = timeZone.secondsFromGMT(for: date)
+            offsetSecond = second; offsetZone = timeZone
+        }
+        if capturing { return captured = .string(DateText.iso8601(date, timeZone: timeZone)) }
+        var written = false
+        bytes.appendInPlace(maximum: 27) { text in
+            text[0] = UInt8(ascii: "\"")
+            guard
+                let length = DateText.iso8601(
+                    date, offset: offset, into: UnsafeMutableBufferPointer(rebasing: text[1...]))
+            else { return 0 }
+            text[length + 1] = UInt8(ascii: "\"")
+            written = true
+            return length + 2
+        }
+        if !written { bytes.appendQuoted(DateText.iso8601(date, timeZone: timeZone)) }
+    }
+
+    private var offsetSecond: Int64 = .min
+    private var offsetZone: TimeZone?
+    private var offset = 0
+
     /// Anything else (a list): laid out as the general writer lays it out.
     func value(_ value: JSONValue) {
         if capturing { return captured = value }

@@ -92,11 +92,23 @@ public struct TextTable {
         widthHints = columns.map(\.widthHint)
     }
 
-    public func rendered() -> String {
-        let all = ([headers] + rows).flatMap(TextTable.physicalLines)
+    public func rendered() -> String { String(decoding: bytes(), as: UTF8.self) }
+
+    /// Writes the table to stdout from its bytes, without a String of it besides.
+    func write(to out: any OutputSink) { bytes().withUnsafeBytes { out.write(bytes: $0) } }
+
+    /// The table's text as UTF-8.
+    private func bytes() -> [UInt8] {
+        let headerLines = TextTable.physicalLines(headers)
         var widths = Array(repeating: 0, count: headers.count)
-        for row in all.dropFirst(TextTable.physicalLines(headers).count) {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+        // Only a row with a line break in a cell (rare) is split: splitting every cell of
+        // ten thousand rows cost more than listing them.
+        for row in rows {
+            guard row.contains(where: TextTable.hasLineBreak) else {
+                TextTable.widen(&widths, to: row)
+                continue
+            }
+            for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
         }
         for index in widths.indices {
             let header = displayWidth(headers[index])
@@ -105,25 +117,42 @@ public struct TextTable {
             widths[index] =
                 widths[index] < header ? header : widths[index] < hint && header < hint ? hint : widths[index]
         }
-        var out = ""
-        for row in all.dropFirst(omitsHeader ? TextTable.physicalLines(headers).count : 0) {
-            var line = ""
-            for (index, cell) in row.enumerated() {
-                let gap = widths[index] - displayWidth(cell)
-                let last = index == row.count - 1
-                if last && cell.isEmpty && padsTrailingCells {
-                    // lsblk pads every cell but an empty last one.
-                } else if rightAligned[index] {
-                    line += String(repeating: " ", count: gap) + cell
-                } else {
-                    line += cell + (last ? "" : String(repeating: " ", count: gap))
-                }
-                if !last { line += " " }
+        // Written as bytes into one buffer: a String grown piece by piece, with a padding
+        // String per cell, cost several times the listing.
+        var out: [UInt8] = []
+        out.reserveCapacity((widths.reduce(0, +) + widths.count + 1) * (rows.count + headerLines.count))
+        if !omitsHeader {
+            for line in headerLines { write(line, widths: widths, to: &out) }
+        }
+        for row in rows {
+            guard row.contains(where: TextTable.hasLineBreak) else {
+                write(row, widths: widths, to: &out)
+                continue
             }
-            if !padsTrailingCells { while line.hasSuffix(" ") { line.removeLast() } }
-            out += line + "\n"
+            for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
         }
         return out
+    }
+
+    /// One printed line: each cell padded to its column's width, one space between.
+    private func write(_ line: [String], widths: [Int], to out: inout [UInt8]) {
+        let start = out.count
+        for (index, cell) in line.enumerated() {
+            let gap = widths[index] - displayWidth(cell)
+            let last = index == line.count - 1
+            if last && cell.isEmpty && padsTrailingCells {
+                // lsblk pads every cell but an empty last one.
+            } else if rightAligned[index] {
+                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap))
+                TextTable.append(cell, to: &out)
+            } else {
+                TextTable.append(cell, to: &out)
+                if !last { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap)) }
+            }
+            if !last { out.append(UInt8(ascii: " ")) }
+        }
+        if !padsTrailingCells { while out.count > start && out.last == UInt8(ascii: " ") { out.removeLast() } }
+        out.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -136,7 +165,30 @@ extension TextTable {
         guard height > 1 else { return [row] }
         return (0..<height).map { line in split.map { line < $0.count ? $0[line] : "" } }
     }
+
+    static func widen(_ widths: inout [Int], to line: [String]) {
+        for (index, cell) in line.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+    }
+
+    static func hasLineBreak(_ cell: String) -> Bool {
+        var cell = cell
+        return cell.withUTF8 { $0.contains(UInt8(ascii: "\n")) }
+    }
+
+    static func append(_ cell: String, to out: inout [UInt8]) {
+        var cell = cell
+        cell.withUTF8 { out.append(contentsOf: $0) }
+    }
 }
 
 /// Terminal columns a cell takes: one per character (tables escape control bytes first).
-func displayWidth(_ text: String) -> Int { text.count }
+/// ASCII text, most cells, is counted by its bytes, without breaking it into characters
+/// (in ASCII only "\r\n" is one character of two bytes: such text is counted as before).
+func displayWidth(_ text: String) -> Int {
+    var text = text
+    let ascii = text.withUTF8 { bytes -> Int? in
+        for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: "\r") { return nil }
+        return bytes.count
+    }
+    return ascii ?? text.count
+}

@@ -60,9 +60,9 @@ final class SnapshotRow: Sendable {
 
     private static func mountedPathsByID(_ listing: VolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
-        // By index: iterating by value copied every subvolume.
-        for index in listing.subvolumes.indices {
-            mountedPaths[listing.subvolumes[index].id] = listing.subvolumes[index].mountedPath
+        // Through the buffer: iterating by value, or by the array's subscript, copied every subvolume.
+        listing.subvolumes.withUnsafeBufferPointer { volumes in
+            for index in volumes.indices { mountedPaths[volumes[index].id] = volumes[index].mountedPath }
         }
         return mountedPaths
     }
@@ -148,11 +148,12 @@ enum SnapshotColumns {
             cells: { row, out in out.string(row.snapshot.receivedUUID) }),
         Column(
             "CREATED", help: "when it was taken: the manager's date, else otime; ISO 8601 with offset in JSON",
-            text: { row, _ in row.createdShort }, cells: { row, out in out.string(row.createdISO) }),
+            text: { row, _ in row.createdShort },
+            cells: { row, out in out.date(row.snapshot.created, timeZone: row.timeZone) }),
         Column(
             "OTIME", help: "the subvolume's creation time (on a backup disk: when it was received)",
             text: { row, _ in DateText.short(row.snapshot.otime, timeZone: row.timeZone) },
-            cells: { row, out in out.string(DateText.iso8601(row.snapshot.otime, timeZone: row.timeZone)) }),
+            cells: { row, out in out.date(row.snapshot.otime, timeZone: row.timeZone) }),
         Column(
             "DATE-SOURCE", key: "date_source", help: "where CREATED comes from: snapper, btrbk, timeshift or otime",
             text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
@@ -213,7 +214,7 @@ enum SnapshotColumns {
         Column(
             "MOUNTPOINTS", help: "where the snapshot itself is mounted",
             text: { row, _ in row.snapshot.mountpoints.map(escapedForTable).joined(separator: ",") },
-            cells: { row, out in out.value(.array(row.snapshot.mountpoints.map(JSONValue.string))) }),
+            cells: { row, out in out.strings(row.snapshot.mountpoints) }),
         Column(
             "NESTED", help: "other subvolumes lie inside it",
             text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" },
@@ -225,7 +226,7 @@ enum SnapshotColumns {
         Column(
             "TAGS", help: "timeshift tags",
             text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },
-            cells: { row, out in out.value(.array(row.snapshot.metadata.tags.map(JSONValue.string))) }),
+            cells: { row, out in out.strings(row.snapshot.metadata.tags) }),
         Column(
             "DESCRIPTION", help: "the manager's description or comment",
             text: { row, _ in escapedForTable(row.snapshot.metadata.description ?? "") },

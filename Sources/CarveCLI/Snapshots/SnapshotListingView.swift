@@ -52,7 +52,7 @@ struct SnapshotListingView {
             let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
             writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)
         } else if !rows.isEmpty {
-            out.write(TextTable(columns: columns, rows: rows, bytes: bytes).rendered())
+            TextTable(columns: columns, rows: rows, bytes: bytes).write(to: out)
         }
         out.note(
             summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))
@@ -75,9 +75,10 @@ struct SnapshotListingView {
             chunk.append("      ")
             append(row, columns: columns, to: chunk, writer: writer, scratch: &object)
             chunk.append(index < rows.count - 1 ? ",\n" : "\n")
-            if chunk.count > 1 << 16 { out.write(chunk.takeText()) }
+            if chunk.count > 1 << 16 { chunk.take { out.write(bytes: $0) } }
         }
-        out.write(chunk.takeText() + "   ]" + (exact?.jsonMember ?? "") + "\n}\n")
+        chunk.take { out.write(bytes: $0) }
+        out.write("   ]" + (exact?.jsonMember ?? "") + "\n}\n")
     }
 
     /// One snapshot object by the byte writer; a row with a name that is not UTF-8 again

@@ -7,6 +7,8 @@ public protocol OutputSink: Sendable {
     func writeError(_ text: String)
     /// stderr text that `--quiet` keeps: errors, a prompt, an interruption.
     func writeEssential(_ text: String)
+    /// Writes UTF-8 bytes to stdout (a long listing's chunks, which need not become a String).
+    func write(bytes: UnsafeRawBufferPointer)
 }
 
 /// Everything a command needs from the outside world. `main` hands in the real
@@ -68,6 +70,7 @@ public struct Services: Sendable {
 
 extension OutputSink {
     public func writeEssential(_ text: String) { writeError(text) }
+    public func write(bytes: UnsafeRawBufferPointer) { write(String(decoding: bytes, as: UTF8.self)) }
 
     /// Writes a line to stdout.
     public func line(_ text: String) { write(text + "\n") }

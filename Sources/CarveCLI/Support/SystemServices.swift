@@ -18,14 +18,25 @@ struct StandardOutput: OutputSink {
         if text.withUTF8({ !$0.isEmpty && memchr($0.baseAddress!, 0xF4, $0.count) != nil }) {
             text = ByteText.escapingCarriedBytes(text)
         }
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
+        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A listing's chunk straight from its buffer: no String made (and its UTF-8 checked) first.
+    func write(bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        guard memchr(bytes.baseAddress!, 0xF4, bytes.count) == nil else {
+            return write(String(decoding: bytes, as: UTF8.self))
+        }
+        writeAll(1, bytes)
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 }

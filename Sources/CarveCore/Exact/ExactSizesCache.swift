@@ -55,14 +55,26 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// The subvolumes of `subvolumes` whose tree is cached: read-only, same id, UUID
     /// and generation. By subvolume id, the index of its cached tree.
     public func reusable(for subvolumes: [Volume]) -> [UInt64: Int] {
-        var byUUID: [String: Int] = [:]
-        for (index, tree) in trees.enumerated() { byUUID[tree.uuid] = index }
+        // Found by id, by bisection of the trees (ascending by id), then checked by UUID and
+        // generation: hashing ten thousand UUID strings twice cost more than the rest.
+        func tree(_ id: UInt64) -> Int? {
+            var low = 0, high = trees.count
+            while low < high {
+                let middle = (low + high) / 2
+                if trees[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < trees.count && trees[low].id == id ? low : nil
+        }
         var found: [UInt64: Int] = [:]
-        for subvolume in subvolumes where subvolume.readOnly {
-            guard let index = byUUID[subvolume.uuid], trees[index].id == subvolume.id,
-                trees[index].generation == subvolume.generation
-            else { continue }
-            found[subvolume.id] = index
+        // Fields read through the buffer: iterating by value, or through the array's
+        // subscript, copied every (fat) subvolume.
+        subvolumes.withUnsafeBufferPointer { volumes in
+            for volume in volumes.indices where volumes[volume].readOnly {
+                guard let index = tree(volumes[volume].id), trees[index].generation == volumes[volume].generation,
+                    trees[index].uuid == volumes[volume].uuid
+                else { continue }
+                found[volumes[volume].id] = index
+            }
         }
         return found
     }
@@ -171,18 +183,34 @@ public struct ExactSizesCache: Sendable, Hashable {
         return (skeleton, order, translation)
     }
 
-    /// The trees by (id, UUID, generation): two caches of the same keys hold the same
-    /// content, so a run that read nothing new need not write.
-    public var keys: Set<String> { Self.keys(trees.map { ($0.id, $0.uuid, $0.generation) }) }
+    /// A tree as the cache knows it: its id, UUID and generation.
+    public struct TreeKey: Sendable, Hashable {
+        var id: UInt64
+        var generation: UInt64
+        var uuid: String
+    }
+
+    /// The trees by (id, UUID, generation), ascending by id: two caches of the same keys
+    /// hold the same content, so a run that read nothing new need not write. A sorted
+    /// list, not a set of strings: ten thousand keys were ten thousand strings made and hashed.
+    public var keys: [TreeKey] { Self.keys(trees.map { TreeKey(id: $0.id, generation: $0.generation, uuid: $0.uuid) }) }
 
     /// The keys a cache of `subvolumes` would have after `exact` (as `init(keeping:of:)`
     /// keeps them), without building it: a run that read nothing new writes nothing.
-    public static func keys(keeping subvolumes: [Volume], of exact: ExactSizes) -> Set<String> {
-        keys(subvolumes.filter { $0.readOnly && exact.treeBytes[$0.id] != nil }.map { ($0.id, $0.uuid, $0.generation) })
+    public static func keys(keeping subvolumes: [Volume], of exact: ExactSizes) -> [TreeKey] {
+        var kept: [TreeKey] = []
+        kept.reserveCapacity(subvolumes.count)
+        // By index: iterating by value copied every (fat) subvolume.
+        for index in subvolumes.indices where subvolumes[index].readOnly {
+            let id = subvolumes[index].id
+            guard exact.treeBytes[id] != nil else { continue }
+            kept.append(TreeKey(id: id, generation: subvolumes[index].generation, uuid: subvolumes[index].uuid))
+        }
+        return Self.keys(kept)
     }
 
-    private static func keys(_ trees: [(UInt64, String, UInt64)]) -> Set<String> {
-        Set(trees.map { "\($0.0) \($0.1) \($0.2)" })
+    private static func keys(_ trees: [TreeKey]) -> [TreeKey] {
+        trees.sorted { $0.id < $1.id }
     }
 
     public var extentCount: Int { extents.count }

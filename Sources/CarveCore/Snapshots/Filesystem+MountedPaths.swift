@@ -10,30 +10,7 @@ extension Filesystem {
     /// mount reaches it: a snapshot mounted at /srv/old is named by its place in the
     /// filesystem (its own mounts are its MOUNTPOINTS), so the user can tell which it is.
     public func mountedPath(ofTopLevelPath topLevelPath: String, besideItsOwnMounts: Bool = false) -> String? {
-        let path = trimmingSlashes(topLevelPath)
-        var best: (rootLength: Int, path: String)?
-        var own: String?
-        for position in mounts.indices {
-            let mount = mounts[position]
-            let root = trimmingSlashes(mount.subvolumePath)
-            let rest: Substring
-            if root.isEmpty {
-                rest = Substring(path)
-            } else if path == root {
-                if besideItsOwnMounts {
-                    own = own ?? mount.mountpoint
-                    continue
-                }
-                rest = ""
-            } else if isInside(path, root) {
-                rest = Substring(path.utf8.dropFirst(root.utf8.count + 1))
-            } else {
-                continue
-            }
-            guard best.map({ root.utf8.count > $0.rootLength }) ?? true else { continue }
-            best = (root.utf8.count, join(mount.mountpoint, rest))
-        }
-        return best?.path ?? own
+        MountReach(self).mountedPath(ofTopLevelPath: topLevelPath, besideItsOwnMounts: besideItsOwnMounts)
     }
 
     /// The path from the top level of an absolute path inside one of the mounts, or nil.
@@ -52,8 +29,53 @@ extension Filesystem {
 
     /// Every mountpoint where this subvolume itself is mounted (not a directory inside it).
     public func mountpoints(ofSubvolume id: UInt64, path: String) -> [String] {
-        mounts.filter { $0.subvolumeID == id && trimmingSlashes($0.subvolumePath) == trimmingSlashes(path) }
-            .map(\.mountpoint)
+        MountReach(self).mountpoints(ofSubvolume: id, path: path)
+    }
+}
+
+/// A filesystem's mounts, each root trimmed once, answering `Filesystem.mountedPath`
+/// and `Filesystem.mountpoints` for every subvolume of a listing: trimming each mount's
+/// root again for each of ten thousand subvolumes cost more than reading them.
+public struct MountReach: Sendable {
+    private let mounts: [(mountpoint: String, root: String, subvolumeID: UInt64)]
+
+    public init(_ filesystem: Filesystem) {
+        mounts = filesystem.mounts.map { ($0.mountpoint, trimmingSlashes($0.subvolumePath), $0.subvolumeID) }
+    }
+
+    /// See `Filesystem.mountedPath(ofTopLevelPath:besideItsOwnMounts:)`.
+    public func mountedPath(ofTopLevelPath topLevelPath: String, besideItsOwnMounts: Bool = false) -> String? {
+        let path = trimmingSlashes(topLevelPath)
+        var best: (rootLength: Int, mountpoint: String, rest: Substring)?
+        var own: String?
+        for mount in mounts {
+            let root = mount.root
+            let rest: Substring
+            if root.isEmpty {
+                rest = Substring(path)
+            } else if path == root {
+                if besideItsOwnMounts {
+                    own = own ?? mount.mountpoint
+                    continue
+                }
+                rest = ""
+            } else if isInside(path, root) {
+                rest = Substring(path.utf8.dropFirst(root.utf8.count + 1))
+            } else {
+                continue
+            }
+            guard best.map({ root.utf8.count > $0.rootLength }) ?? true else { continue }
+            best = (root.utf8.count, mount.mountpoint, rest)
+        }
+        // Joined once, for the mount that won.
+        return best.map { join($0.mountpoint, $0.rest) } ?? own
+    }
+
+    /// See `Filesystem.mountpoints(ofSubvolume:path:)`.
+    public func mountpoints(ofSubvolume id: UInt64, path: String) -> [String] {
+        guard mounts.contains(where: { $0.subvolumeID == id }) else { return [] }
+        let trimmed = trimmingSlashes(path)
+        return mounts.filter { $0.subvolumeID == id && $0.root == trimmed }.map(\.mountpoint)
     }
 }
 
@@ -76,5 +98,17 @@ private func trimmingSlashes(_ path: String) -> String {
 
 private func join(_ mountpoint: String, _ rest: Substring) -> String {
     if rest.isEmpty { return mountpoint }
-    return mountpoint == "/" ? "/" + rest : mountpoint + "/" + rest
+    if mountpoint == "/" { return "/" + rest }
+    // Copied into one new string: appending piece by piece cost more than the listing's read.
+    var (head, tail) = (mountpoint, rest)
+    return head.withUTF8 { head in
+        tail.withUTF8 { tail in
+            String(unsafeUninitializedCapacity: head.count + 1 + tail.count) { text in
+                _ = text.initialize(from: head)
+                text[head.count] = UInt8(ascii: "/")
+                _ = UnsafeMutableBufferPointer(rebasing: text[(head.count + 1)...]).initialize(from: tail)
+                return head.count + 1 + tail.count
+            }
+        }
+    }
 }

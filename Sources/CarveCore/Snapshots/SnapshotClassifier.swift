@@ -14,8 +14,17 @@ public struct SnapshotClassifier: Sendable {
     /// once here: asking each owner for them per subvolume built an array every time.
     private let owners: [(owner: any SnapshotOwner, hints: [StaticString])]
 
+    /// True when every owner's path hint ends in "/": a hint then lies in a path's
+    /// directory part, and one look serves every subvolume of a directory (`HintMemo`).
+    private let hintsEndInSlash: Bool
+
     public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all) {
         self.context = context; self.owners = owners.map { ($0, $0.pathHints) }
+        hintsEndInSlash = self.owners.allSatisfy { owner in
+            owner.hints.allSatisfy {
+                $0.utf8CodeUnitCount > 0 && $0.utf8Start[$0.utf8CodeUnitCount - 1] == UInt8(ascii: "/")
+            }
+        }
     }
 
     public init(
@@ -42,18 +51,30 @@ public struct SnapshotClassifier: Sendable {
             parents.insert(subvolumes[index].parentID)
         }
         let recognised = recogniseEach(subvolumes)
+        var next = recognised.startIndex
         var warnings: [String] = []
+        // The snapshots of one source share its UUID's string: the last lookup most often answers.
+        var lastSource: (uuid: String, position: Int?)?
         for index in subvolumes.indices {
             // A received snapshot's parent UUID is the previous backup, not its source (BackupChains).
             if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
-                let source = byUUID[parentUUID]
+                let source = lastSource.flatMap({ $0.uuid == parentUUID ? $0.position : nil })
+                    ?? {
+                        let position = byUUID[parentUUID]
+                        lastSource = (parentUUID, position)
+                        return position
+                    }()
             {
                 subvolumes[index].sourceID = subvolumes[source].id
                 subvolumes[index].sourcePath = subvolumes[source].path
             }
             subvolumes[index].hasNestedSubvolumes = parents.contains(subvolumes[index].id)
-            let (metadata, warning) = recognised[index]
-            if let warning { warnings.append(warning) }
+            var metadata: ManagerMetadata?
+            if next < recognised.endIndex, recognised[next].index == index {
+                metadata = recognised[next].metadata
+                if let warning = recognised[next].warning { warnings.append(warning) }
+                next += 1
+            }
             if let metadata {
                 subvolumes[index].metadata = metadata
             } else if subvolumes[index].metadata != .plain {
@@ -83,32 +104,103 @@ public struct SnapshotClassifier: Sendable {
     }
 
     /// `recognise` for each subvolume, its fields read from a borrowed array (reading the
-    /// subvolumes whole, or from the inout array being classified, copied each one).
-    private func recogniseEach(_ subvolumes: [Volume]) -> [(ManagerMetadata?, String?)] {
-        subvolumes.indices.map {
-            recognise(
-                path: subvolumes[$0].path, mountedPath: subvolumes[$0].mountedPath, readOnly: subvolumes[$0].readOnly)
+    /// subvolumes whole, or from the inout array being classified, copied each one). Only
+    /// the subvolumes some owner spoke of are returned, by position, ascending: most are
+    /// no owner's, and ten thousand empty verdicts were built and copied for nothing.
+    private func recogniseEach(
+        _ subvolumes: [Volume]
+    ) -> [(index: Int, metadata: ManagerMetadata?, warning: String?)] {
+        var memo = HintMemo()
+        var found: [(index: Int, metadata: ManagerMetadata?, warning: String?)] = []
+        for index in subvolumes.indices {
+            guard
+                let (metadata, warning) = recognise(
+                    path: subvolumes[index].path, mountedPath: subvolumes[index].mountedPath,
+                    readOnly: subvolumes[index].readOnly, memo: &memo)
+            else { continue }
+            found.append((index, metadata, warning))
         }
+        return found
     }
 
     /// The manager's metadata when the subvolume is in a known layout, else nil: each
     /// owner in turn has a cheap look at the path's bytes, and only those that may own it
     /// see it split into components (most subvolumes are no owner's).
-    private func recognise(path: String, mountedPath: String?, readOnly: Bool) -> (ManagerMetadata?, String?) {
+    private func recognise(
+        path: String, mountedPath: String?, readOnly: Bool, memo: inout HintMemo
+    ) -> (ManagerMetadata?, String?)? {
         OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
+            let hinted = memo.hints(owners, in: bytes, byDirectory: hintsEndInSlash)
             var place: OwnerPlace?
-            for (owner, hints) in owners
-            where hints.isEmpty ? owner.mayOwn(bytes, context: context) : bytes.containsAny(hints) {
+            for (index, (owner, hints)) in owners.enumerated()
+            where hints.isEmpty ? owner.mayOwn(bytes, context: context) : hinted[index] {
                 let here = place ?? OwnerPlace(path: path, mountedPath: mountedPath, readOnly: readOnly)
                 place = here
                 if let verdict = owner.recognise(here, context: context) { return (verdict.metadata, verdict.warning) }
             }
-            return (nil, nil)
+            return nil
         }
     }
 
     /// Why an owner's metadata file is not used.
     static func brokenWarning(_ path: String, _ reason: String) -> String {
         "cannot use \(path): \(reason); the snapshot is listed as plain"
+    }
+}
+
+/// Which owners' path hints the last directory held: the snapshots of one directory
+/// (ten thousand in one, for some) share the answer, so it is looked for once.
+private struct HintMemo {
+    private var directory: [UInt8] = []
+    private var mountedDirectory: [UInt8]?
+    private var found: [Bool] = []
+
+    /// For each owner, whether `bytes` contains one of its hints. With `byDirectory`,
+    /// only the directory parts are searched, and only when they differ from the last.
+    mutating func hints(
+        _ owners: [(owner: any SnapshotOwner, hints: [StaticString])], in bytes: OwnerPathBytes, byDirectory: Bool
+    ) -> [Bool] {
+        guard byDirectory else { return owners.map { !$0.hints.isEmpty && bytes.containsAny($0.hints) } }
+        let path = Self.directoryPart(bytes.path.buffer)
+        let mounted = bytes.mounted.map { Self.directoryPart($0.buffer) }
+        let same =
+            found.count == owners.count && Self.equal(path, directory)
+            && (mounted.map { here in mountedDirectory.map { known in Self.equal(here, known) } ?? false }
+                ?? (mountedDirectory == nil))
+        if same { return found }
+        directory = Array(path); mountedDirectory = mounted.map(Array.init)
+        let parts = OwnerPathBytes(
+            path: .init(buffer: path), mounted: mounted.map { .init(buffer: $0) }, last: bytes.last,
+            readOnly: bytes.readOnly)
+        found = owners.map { !$0.hints.isEmpty && parts.containsAny($0.hints) }
+        return found
+    }
+
+    /// Byte for byte, eight at a time (the generic `elementsEqual` cost more than the search it spares).
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ known: [UInt8]) -> Bool {
+        guard bytes.count == known.count else { return false }
+        return known.withUnsafeBytes { other in
+            let one = UnsafeRawBufferPointer(bytes)
+            var offset = 0
+            while offset + 8 <= one.count {
+                guard
+                    one.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            while offset < one.count {
+                guard one[offset] == other[offset] else { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+
+    /// The bytes up to and including the last "/" (none when there is no "/").
+    private static func directoryPart(_ buffer: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var end = buffer.count
+        while end > 0 && buffer[end - 1] != UInt8(ascii: "/") { end -= 1 }
+        return UnsafeBufferPointer(rebasing: buffer[..<end])
     }
 }

@@ -51,6 +51,9 @@ public struct Volume: Sendable, Hashable, Codable {
     /// which moves only atimes, does not count): a clone in use, not a backup.
     public var changedSinceTaken = false
 
+    /// Inlinable: a listing makes ten thousand in another module, and the call that
+    /// could not be inlined there cost more than filling the fields.
+    @inlinable
     public init(
         id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,
         parentUUID: String? = nil, receivedUUID: String? = nil, generation: UInt64 = 0, created: Date,

@@ -40,15 +40,21 @@ public struct MountEntry: Sendable, Hashable, Codable {
 /// newline and backslash in paths.
 public enum MountInfo {
     public static func parse(_ text: String) throws(ParseError) -> [MountEntry] {
+        // Split on the UTF-8 bytes, not on characters: every separator is ASCII, and
+        // walking a table of a hundred mounts character by character cost more than
+        // the rest of `carve devices`.
+        let bytes = Array(text.utf8)
         var entries: [MountEntry] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            entries.append(try parseLine(Substring(line), number: index + 1))
+        for (index, line) in split(bytes[...], on: UInt8(ascii: "\n"), omittingEmpty: true).enumerated() {
+            entries.append(try parseLine(line, number: index + 1))
         }
         return entries
     }
 
-    static func parseLine(_ line: Substring, number: Int) throws(ParseError) -> MountEntry {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+    static func parseLine(_ line: ArraySlice<UInt8>, number: Int) throws(ParseError) -> MountEntry {
+        let fields = split(line, on: UInt8(ascii: " "), omittingEmpty: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         func fail(_ reason: String) -> ParseError {
             ParseError(line: number, of: "/proc/self/mountinfo", reason: reason)
         }
@@ -58,12 +64,16 @@ public enum MountInfo {
         let numbers = fields[2].split(separator: ":")
         guard numbers.count == 2, let major = UInt32(numbers[0]), let minor = UInt32(numbers[1])
         else { throw fail("bad major:minor '\(fields[2])'") }
+        func list(_ field: String) -> [String] {
+            split(Array(field.utf8)[...], on: UInt8(ascii: ","), omittingEmpty: true).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
         return MountEntry(
             mountID: mountID, parentID: parentID, number: DeviceNumber(major: major, minor: minor),
-            root: unescape(fields[3]), mountpoint: unescape(fields[4]),
-            options: fields[5].split(separator: ",").map(String.init),
+            root: unescape(fields[3]), mountpoint: unescape(fields[4]), options: list(fields[5]),
             fsType: unescape(fields[separator + 1]), source: unescape(fields[separator + 2]),
-            superOptions: fields[separator + 3].split(separator: ",").map { unescape(String($0)) }
+            superOptions: list(fields[separator + 3]).map(unescape)
         )
     }
 
@@ -83,10 +93,25 @@ public enum MountInfo {
         return numbers
     }
 
+    /// The pieces of `bytes` between `separator` bytes (empty pieces too, unless `omittingEmpty`).
+    /// Cut at an ASCII byte, each piece of valid UTF-8 is valid UTF-8.
+    private static func split(
+        _ bytes: ArraySlice<UInt8>, on separator: UInt8, omittingEmpty: Bool
+    ) -> [ArraySlice<UInt8>] {
+        var pieces: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        for index in bytes.indices where bytes[index] == separator {
+            if !omittingEmpty || index > start { pieces.append(bytes[start..<index]) }
+            start = index + 1
+        }
+        if !omittingEmpty || start < bytes.endIndex { pieces.append(bytes[start...]) }
+        return pieces
+    }
+
     /// Decodes `\NNN` octal escapes. The decoded bytes may not be UTF-8; such bytes
     /// are carried (`ByteText`), so every mountpoint comes back exactly.
     public static func unescape(_ field: String) -> String {
-        guard field.contains("\\") else { return field }
+        guard field.utf8.contains(UInt8(ascii: "\\")) else { return field }
         var bytes: [UInt8] = []
         let source = ByteText.bytes(of: field)
         var index = 0

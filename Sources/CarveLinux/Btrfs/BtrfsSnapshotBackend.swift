@@ -18,6 +18,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
     /// Directories this backend opened for the `_fd` calls of a deletion run; closed
     /// when the last copy of the backend goes, so an in-process run leaves no mount busy.
     let roots = FilesystemRoots()
+    /// The search keys of the last backup-chain lookup (`chainRelatives`), shared by copies.
+    let chainKeys = ChainKeys()
 
     public init(host: HostRoot = .system, mountTable: (any MountTable)? = nil, isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable ?? ProcMountTable(host: host); self.host = host; self.isRoot = isRoot
@@ -70,9 +72,10 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
         var found =
             try isRoot ? everySubvolume(of: filesystem) : readableSubvolumes(of: filesystem, warnings: &warnings)
         let defaultID = isRoot ? try? defaultSubvolume(of: filesystem) : nil
+        let reach = MountReach(filesystem)
         for index in found.indices {
-            found[index].mountpoints = filesystem.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
-            found[index].mountedPath = filesystem.mountedPath(
+            found[index].mountpoints = reach.mountpoints(ofSubvolume: found[index].id, path: found[index].path)
+            found[index].mountedPath = reach.mountedPath(
                 ofTopLevelPath: found[index].path, besideItsOwnMounts: !found[index].mountpoints.isEmpty)
             found[index].isDefault = found[index].id == defaultID
         }

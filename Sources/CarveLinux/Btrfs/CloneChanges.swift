@@ -18,10 +18,14 @@ struct CloneChanges {
     /// (no tree search), any change of its generation counts, atimes included.
     static func mark(_ listing: inout VolumeListing, directory: FileDescriptor?) {
         for index in listing.subvolumes.indices {
+            // Asked of the element in place: a copy of each (fat) volume cost more than the test.
+            let candidate = listing.subvolumes.withUnsafeBufferPointer { volumes in
+                volumes[index].isSnapshot && !volumes[index].readOnly && volumes[index].metadata.manager == .plain
+                    && volumes[index].receivedUUID == nil && volumes[index].createdGeneration > 0
+                    && volumes[index].generation > volumes[index].createdGeneration
+            }
+            guard candidate else { continue }
             let volume = listing.subvolumes[index]
-            guard volume.isSnapshot, !volume.readOnly, volume.metadata.manager == .plain, volume.receivedUUID == nil,
-                volume.createdGeneration > 0, volume.generation > volume.createdGeneration
-            else { continue }
             guard let directory else {
                 listing.subvolumes[index].changedSinceTaken = true
                 continue

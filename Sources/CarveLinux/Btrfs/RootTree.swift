@@ -132,15 +132,14 @@ struct RootTree {
         guard data.count >= Int(carve_root_item_size.rawValue), u64(carve_root_item_generation_v2) == generation else {
             return item
         }
-        func uuid(_ offset: carve_root_item_offset) -> String? {
-            uuidText(UnsafeRawBufferPointer(rebasing: data[Int(offset.rawValue)...].prefix(16)))
+        // The 16 bytes at `offset` (inside the item: its size was checked above).
+        func raw(_ offset: carve_root_item_offset) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: data.baseAddress! + Int(offset.rawValue), count: 16)
         }
-        item.uuid = uuid(carve_root_item_uuid)
+        item.uuid = uuidText(raw(carve_root_item_uuid))
         item.createdGeneration = u64(carve_root_item_otransid)
-        item.parentUUID = sources.text(
-            of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_parent_uuid.rawValue)...].prefix(16)))
-        item.receivedUUID = sources.text(
-            of: UnsafeRawBufferPointer(rebasing: data[Int(carve_root_item_received_uuid.rawValue)...].prefix(16)))
+        item.parentUUID = sources.text(of: raw(carve_root_item_parent_uuid))
+        item.receivedUUID = sources.text(of: raw(carve_root_item_received_uuid))
         let otime = Int(carve_root_item_otime.rawValue)
         let seconds = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: otime, as: UInt64.self))
         let nanoseconds = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: otime + 8, as: UInt32.self))

@@ -11,19 +11,42 @@ enum UUIDTree {
     static let subvolume = UInt32(BTRFS_UUID_KEY_SUBVOL)
     static let receivedSubvolume = UInt32(BTRFS_UUID_KEY_RECEIVED_SUBVOL)
 
-    /// The key words of a UUID in its text form; nil when it is not one.
+    /// The key words of a UUID in its text form; nil when it is not one. Read digit by
+    /// digit in place: a listing asks this of every snapshot it sent, ten thousand times.
     static func key(_ uuid: String) -> (objectid: UInt64, offset: UInt64)? {
-        let digits = uuid.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard digits.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < 32 {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+        var text = uuid
+        return text.withUTF8 { bytes -> (UInt64, UInt64)? in
+            if let words = canonicalKey(bytes) { return words }
+            var words: (UInt64, UInt64) = (0, 0)
+            var digits = 0
+            for character in bytes where character != UInt8(ascii: "-") {
+                guard digits < 32, let value = hexValue(character) else { return nil }
+                // Byte i of the UUID is digits 2i and 2i+1; word w holds bytes 8w...8w+7, little-endian.
+                let shift = UInt64(digits & 15) / 2 * 8 + (digits & 1 == 0 ? 4 : 0)
+                if digits < 16 { words.0 |= UInt64(value) << shift } else { words.1 |= UInt64(value) << shift }
+                digits += 1
+            }
+            return digits == 32 ? words : nil
         }
-        func word(_ from: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[from + $1]) << (8 * $1) } }
-        return (word(0), word(8))
+    }
+
+    /// The key of a UUID in the usual 8-4-4-4-12 form, the one carve prints, its digits
+    /// read in place, a pair a byte; nil for any other form (`key` reads those).
+    private static func canonicalKey(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        for index in 0..<16 {
+            // Byte i's digits start at 2i, after a dash before bytes 4, 6, 8 and 10.
+            let place =
+                2 * index + (index >= 4 ? 1 : 0) + (index >= 6 ? 1 : 0) + (index >= 8 ? 1 : 0)
+                + (index >= 10 ? 1 : 0)
+            guard let high = hexValue(bytes[place]), let low = hexValue(bytes[place + 1]) else { return nil }
+            let byte = UInt64(high << 4 | low) << UInt64(index % 8 * 8)
+            if index < 8 { words.0 |= byte } else { words.1 |= byte }
+        }
+        return words
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {
@@ -45,9 +68,11 @@ enum UUIDTree {
     /// tree in key order takes a call per few thousand items. So the tree is read from
     /// the first key on while that has taken fewer calls than the keys still ahead, and
     /// those left (a large tree, few keys) are searched one by one: at most about twice
-    /// the cheaper of the two.
-    static func ids(under keys: Set<TreeSearch.Key>, with search: TreeSearch) throws -> Set<UInt64> {
-        let sorted = keys.sorted()
+    /// the cheaper of the two. `sorted`: the keys in order, when the caller has them.
+    static func ids(
+        under keys: Set<TreeSearch.Key>, sorted: [TreeSearch.Key]? = nil, with search: TreeSearch
+    ) throws -> Set<UInt64> {
+        let sorted = sorted ?? keys.sorted()
         guard let last = sorted.last else { return [] }
         var ids = Set<UInt64>()
         func collect(_ item: TreeSearch.Item) {

@@ -105,6 +105,9 @@ public struct OwnerPathBytes {
     }
 
     private static func withBytes<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        text.utf8.withContiguousStorageIfAvailable(body) ?? Array(text.utf8).withUnsafeBufferPointer(body)
+        // withUTF8 on a native string hands out its storage; the UTF8View's generic
+        // withContiguousStorageIfAvailable cost hundreds of instructions a call.
+        var text = text
+        return text.withUTF8(body)
     }
 }

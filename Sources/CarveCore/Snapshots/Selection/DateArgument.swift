@@ -101,31 +101,36 @@ public enum DateText {
     /// ISO 8601 with the zone's offset: "2026-11-01T13:00:30+01:00", "…Z" in UTC.
     public static func iso8601(_ date: Date, timeZone: TimeZone) -> String {
         let offset = timeZone.secondsFromGMT(for: date)
-        let parts = civil(date, offset: offset)
-        guard (0..<10_000).contains(parts.year) else {
-            var text =
-                "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
-            if offset == 0 { return text + "Z" }
-            let minutes = abs(offset) / 60
-            text += (offset < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60)
-            return text
-        }
         // Written digit by digit: listings format one date per snapshot, and building
         // it from interpolated pieces cost more than reading the snapshot.
-        return String(unsafeUninitializedCapacity: 25) { text in
-            var writer = DigitWriter(text: text)
-            writer.put(parts.year, 4); writer.put("-"); writer.put(parts.month); writer.put("-"); writer.put(parts.day)
-            writer.put("T"); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute); writer.put(":");
-            writer.put(parts.second)
-            if offset == 0 {
-                writer.put("Z")
-            } else {
-                let minutes = abs(offset) / 60
-                writer.put(offset < 0 ? "-" : "+"); writer.put(minutes / 60 % 100); writer.put(":");
-                writer.put(minutes % 60)
-            }
-            return writer.position
+        let written = String(unsafeUninitializedCapacity: 25) { iso8601(date, offset: offset, into: $0) ?? 0 }
+        if !written.isEmpty { return written }
+        let parts = civil(date, offset: offset)
+        var text =
+            "\(pad(parts.year, 4))-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
+        if offset == 0 { return text + "Z" }
+        let minutes = abs(offset) / 60
+        text += (offset < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60)
+        return text
+    }
+
+    /// `iso8601` at `offset` seconds east of UTC, written into `text` (room for 25 bytes):
+    /// its length, or nil for a year that is not four digits (then nothing is written).
+    public static func iso8601(_ date: Date, offset: Int, into text: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        let parts = civil(date, offset: offset)
+        guard (0..<10_000).contains(parts.year), text.count >= 25 else { return nil }
+        var writer = DigitWriter(text: text)
+        writer.put(parts.year, 4); writer.put("-"); writer.put(parts.month); writer.put("-"); writer.put(parts.day)
+        writer.put("T"); writer.put(parts.hour); writer.put(":"); writer.put(parts.minute); writer.put(":");
+        writer.put(parts.second)
+        if offset == 0 {
+            writer.put("Z")
+        } else {
+            let minutes = abs(offset) / 60
+            writer.put(offset < 0 ? "-" : "+"); writer.put(minutes / 60 % 100); writer.put(":");
+            writer.put(minutes % 60)
         }
+        return writer.position
     }
 
     /// "2026-11-01 13:00" in the zone, for tables.

@@ -66,11 +66,17 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// considers, what retention keeps and why, what it takes, and the pairs it kept whole.
     public func evaluate(_ subvolumes: [Volume], now: Date) -> SelectionOutcome {
         let resolved = resolvingMountedSources(in: subvolumes)
+        // Without such criteria (most listings) a subvolume is not handed to the tests:
+        // handing one over copied it whole, ten thousand times.
+        let byIdentity = !managers.isEmpty || !sources.isEmpty || match != nil || !cleanup.isEmpty
+        let byTime = olderThan != nil || before != nil || after != nil
         let considered = subvolumes.indices.filter {
-            subvolumes[$0].isSnapshot && resolved.matchesIdentity(subvolumes[$0])
+            subvolumes[$0].isSnapshot && (!byIdentity || resolved.matchesIdentity(subvolumes[$0]))
         }
         let kept = retention.isEmpty ? [:] : resolved.keptByRetention(considered, of: subvolumes, now: now)
-        let chosen = considered.filter { kept[subvolumes[$0].id] == nil && matchesTime(subvolumes[$0], now: now) }
+        let chosen = considered.filter {
+            kept[subvolumes[$0].id] == nil && (!byTime || matchesTime(subvolumes[$0], now: now))
+        }
         let pairs = SnapperPairs(subvolumes)
         guard !splitPairs, pairs.hasPairs else {
             return SelectionOutcome(
