@@ -35,7 +35,6 @@ struct ProcessScan {
             look.blind = "cannot read /proc"
             return look
         }
-        defer { closedir(stream) }
         let status = Files.text(host.path("/proc/self/status")).map(ProcStatus.init) ?? ProcStatus("")
         look.blind = ProcessVisibility.blindness(
             ownPIDNamespace: Files.linkTarget(host.path("/proc/self/ns/pid")),
@@ -43,7 +42,7 @@ struct ProcessScan {
         if look.blind != nil { return look }
         // carve itself (its working directory may be in a snapshot it deletes by name).
         let own = host.prefix.isEmpty ? getpid() : -1
-        while let entry = readdir(stream) {
+        while let entry = stream.next() {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             guard !name.isEmpty, name.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                 let pid = Int32(String(decoding: name, as: UTF8.self)), pid != own
@@ -150,12 +149,11 @@ struct HeldDevices {
             return
         }
         guard let stream = opened.directoryStream() else { return }
-        defer { closedir(stream) }
-        while !denied, let entry = readdir(stream) {
+        while !denied, let entry = stream.next() {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name != "." && name != ".." { look(at: name, in: opened.fd) }
+            if name != "." && name != ".." { look(at: name, in: stream.fd) }
         }
     }
 }

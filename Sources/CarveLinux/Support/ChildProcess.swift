@@ -120,32 +120,30 @@ public enum ChildProcess {
     }
 }
 
-/// An unlinked temporary file, closed on deinit.
-private final class ScratchFile {
-    let fd: Int32
+/// An unlinked temporary file; its descriptor's one owner is a `FileDescriptor`.
+private struct ScratchFile {
+    let file: FileDescriptor
+    var fd: Int32 { file.fd }
 
     init(_ contents: [UInt8] = []) throws {
         var template = Array("/tmp/carve-run-XXXXXX".utf8CString)
-        fd = mkstemp(&template)
+        let fd = mkstemp(&template)
         guard fd >= 0 else {
             throw SystemCallError("cannot make a temporary file in /tmp", call: "mkstemp", errno: errno)
         }
+        file = FileDescriptor(adopting: fd, path: "a temporary file")
         unlink(template)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var written = 0
         while written < contents.count {
             let count = contents[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             guard count > 0 else {
-                let code = errno
-                close(fd)
-                throw SystemCallError("cannot write a temporary file", call: "write", errno: code)
+                throw SystemCallError("cannot write a temporary file", call: "write", errno: errno)
             }
             written += count
         }
         lseek(fd, 0, SEEK_SET)
     }
-
-    deinit { close(fd) }
 
     func contents() throws -> [UInt8] {
         try Files.contents(of: fd, "cannot read a temporary file")

@@ -56,14 +56,13 @@ enum DirectoryAccess {
         guard let stream = directory.directoryStream() else {
             throw SystemCallError("cannot read \(path)", call: "fdopendir", errno: errno)
         }
-        defer { closedir(stream) }
-        if rewinding { rewinddir(stream) }
+        if rewinding { stream.rewind() }
         return names(in: stream)
     }
 
-    private static func names(in stream: OpaquePointer) -> [[CChar]] {
+    private static func names(in stream: DirectoryStream) -> [[CChar]] {
         var names: [[CChar]] = []
-        while let entry = readdir(stream) {
+        while let entry = stream.next() {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 }) + [0]
             }

@@ -71,11 +71,29 @@ final class FileDescriptor: @unchecked Sendable {
     /// A directory stream over the descriptor (fdopendir), which takes it over: the
     /// stream's closedir closes it, this object no longer does (its `fd` stays usable
     /// for the `*at` calls while the stream is open). nil when it is no directory.
-    func directoryStream() -> OpaquePointer? {
+    func directoryStream() -> DirectoryStream? {
         guard isOpen, let stream = fdopendir(fd) else { return nil }
         isOpen = false
-        return stream
+        return DirectoryStream(stream, fd: fd)
     }
 
     deinit { close() }
+}
+
+/// A directory stream (`fdopendir`) and its one owner: `closedir` runs exactly once,
+/// when the last reference goes, closing the descriptor the stream took over.
+final class DirectoryStream {
+    private let stream: OpaquePointer
+    /// The stream's descriptor, for the `*at` calls while the stream is open.
+    let fd: Int32
+
+    fileprivate init(_ stream: OpaquePointer, fd: Int32) { self.stream = stream; self.fd = fd }
+
+    /// The next entry ("." and ".." among them); nil at the end.
+    func next() -> UnsafeMutablePointer<dirent>? { readdir(stream) }
+
+    /// Back to the first entry (a descriptor shared with a `dup` may have been read from).
+    func rewind() { rewinddir(stream) }
+
+    deinit { closedir(stream) }
 }
