@@ -35,6 +35,42 @@ import Testing
         #expect(report.minimumSizeWithoutSnapshots != nil)
     }
 
+    /// The snapshots blocker names the largest files only the snapshots in the way hold.
+    @Test func theSnapshotsBlockerNamesTheLargestFilesTheyHold() throws {
+        var fixture = CheckFixture()
+        fixture.mount("sda1", at: "/mnt")
+        fixture.btrfs("sda1", .laidOut(deviceSize: 4 * .gib, dataUsed: [400 * .mib, 400 * .mib, 400 * .mib]))
+        let source = SnapshotFixtures.subvolume(256, path: "home")
+        fixture.snapshots(
+            [
+                SnapshotFixtures.snapshot(261, path: "snaps/b", of: source, daysAgo: 30),
+                SnapshotFixtures.snapshot(262, path: "snaps/c", of: source, daysAgo: 10),
+            ], quotaProblem: "quotas are off on /mnt")
+        let files = [
+            FakeFileReference(
+                261, inode: 300, extent: ExtentKey(diskBytenr: 1 << 30, diskBytes: 250 * .mib), path: "vm.img"),
+            FakeFileReference(
+                262, inode: 300, extent: ExtentKey(diskBytenr: 1 << 30, diskBytes: 250 * .mib), path: "vm.img"),
+            FakeFileReference(
+                261, inode: 301, extent: ExtentKey(diskBytenr: 2 << 30, diskBytes: 50 * .mib), path: "a/b.iso"),
+        ]
+        fixture.snapshots.filesystems[0].files = files
+        fixture.snapshots.filesystems[0].exact = FakeFileReference.exact(files, subvolumes: [256, 261, 262])
+        var environment = CheckEnvironment(
+            devices: fixture.devices, tables: fixture.tables, sizer: fixture.sizer, mounts: fixture.mounts,
+            snapshots: fixture.snapshots)
+        environment.pinned = fixture.snapshots
+        let report = try Check.run(device: "/dev/sda1", operation: .shrinkTo(1700 * .mib), in: environment)
+        let blocker = try #require(report.blockers.first { $0.kind == .snapshots })
+        #expect(blocker.bytes == 300 * .mib)
+        #expect(blocker.pinnedFiles.map(\.displayPath) == ["vm.img", "a/b.iso"])
+        #expect(blocker.pinnedFiles.map(\.namedIn.path) == ["/mnt/snaps/c", "/mnt/snaps/b"])
+        #expect(blocker.pinnedFiles.map(\.bytes).reduce(0, +) == 300 * .mib)
+        // Without a reader (or with one that cannot tell) the blocker stands as it was.
+        let plain = try fixture.run("/dev/sda1", .shrinkTo(1700 * .mib))
+        #expect(plain.blockers.first { $0.kind == .snapshots }?.pinnedFiles.isEmpty == true)
+    }
+
     /// A target the filesystem reaches whatever its snapshots hold needs no sizes:
     /// quotas off, no exact scan is made (the fake's scan would give the figure).
     @Test func aShrinkThatFitsScansNoSnapshots() throws {
