@@ -152,7 +152,9 @@ import Testing
         #expect(text.stdout.contains(" 20M home.0 home.1     1 images/vm.qcow2\n"), "\(text.stdout)")
         #expect(text.stdout.hasSuffix("dry run: would delete 2 snapshots, freeing at least 24M; nothing deleted\n"))
         // With quota sizes the plan has no extent map: the rows are read with one.
-        let json = Self.harness(quotas: true).run(["delete", "--id", "300", "--id", "301", "--dry-run", "--pinned", "--json"])
+        let json = Self.harness(quotas: true).run([
+            "delete", "--id", "300", "--id", "301", "--dry-run", "--pinned", "--json",
+        ])
         let pinned = try #require(try Self.json(json)["pinned"] as? [String: Any], "\(json.stdout)")
         let filesystem = try #require((pinned["filesystems"] as? [[String: Any]])?.first)
         #expect(filesystem["reclaim"] as? Int == Int(24 * Self.mib))

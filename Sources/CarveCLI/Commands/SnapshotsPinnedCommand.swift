@@ -57,6 +57,9 @@ struct SnapshotsPinnedCommand: ParsableCommand {
             try request.run(backend: services.snapshots, reader: services.backends, now: services.clock.now)
         }
         for note in report.notes { services.output.note(note) }
+        for set in report.sets where services.exactScan.verbose {
+            if let scan = set.pinned.scan { services.output.note("\(set.filesystem.mountpoint): \(scan.summary)") }
+        }
         for kept in report.leftOut {
             services.output.note("left out: \(kept.snapshot.displayPath) (delete keeps it: \(kept.reason))")
         }

@@ -60,6 +60,8 @@ public struct PinnedFiles: Sendable, Hashable {
     /// Data bytes no file of the set's trees was found to reference (a tree deleted while
     /// it was read): counted in the total, named by no row.
     public var unattributed: UInt64
+    /// What finding the files read, for `--verbose`; nil when nothing was read.
+    public var scan: PinnedScanReport?
 
     public init(files: [PinnedFile], reclaim: SetReclaim, unattributed: UInt64 = 0) {
         self.files = files.sorted(by: PinnedFile.largestFirst); self.reclaim = reclaim
@@ -92,6 +94,30 @@ public struct PinnedFiles: Sendable, Hashable {
         }
         if let name = subvolume.metadata.name { return name }
         return String(subvolume.path.split(separator: "/").last ?? Substring(subvolume.path))
+    }
+}
+
+/// What finding pinned files read: the trees searched (whole, or where they changed
+/// since the snapshot before), those read again whole because that missed a
+/// reference, and how long it took with the naming.
+public struct PinnedScanReport: Sendable, Hashable {
+    public var trees: Int
+    public var whole: Int
+    public var readAgain: Int
+    public var bytesRead: UInt64
+    public var files: Int
+    public var seconds: Double
+    public init(trees: Int, whole: Int, readAgain: Int, bytesRead: UInt64, files: Int, seconds: Double) {
+        self.trees = trees; self.whole = whole; self.readAgain = readAgain; self.bytesRead = bytesRead
+        self.files = files; self.seconds = seconds
+    }
+
+    /// One line for stderr.
+    public var summary: String {
+        "pinned files: searched \(trees) trees (\(whole) whole, the others where they changed since the snapshot "
+            + "before), \(ByteSize.format(bytesRead)) of tree items"
+            + (readAgain > 0 ? ", \(readAgain) again whole for what that missed" : "")
+            + "; named \(files) files in \(ExactSizes.hundredths(seconds))s"
     }
 }
 

@@ -14,24 +14,31 @@ struct PinnedFileScanner {
 
     /// What only `set` holds, from the filesystem's extent map `exact` and its `subvolumes`.
     func files(of set: [UInt64], subvolumes: [Volume], exact: ExactSizes) throws -> PinnedFiles {
+        let started = Date()
         var extents = PinnedExtents(map: exact.map, deleting: set)
         let reclaim = exact.reclaim(deleting: set)
         guard !extents.isEmpty else { return PinnedFiles(files: [], reclaim: reclaim) }
         let directory = try FileDescriptor(directory: mountpoint)
         let trees = extents.firstHolders
-        try read(trees, bounds: PinnedSearchBounds.bounds(for: trees, in: subvolumes), into: &extents, directory)
+        let bounds = PinnedSearchBounds.bounds(for: trees, in: subvolumes)
+        var bytesRead = try read(trees, bounds: bounds, into: &extents, directory)
         let missed = extents.unattributedTrees
-        if !missed.isEmpty { try read(missed, bounds: [:], into: &extents, directory) }
+        if !missed.isEmpty { bytesRead += try read(missed, bounds: [:], into: &extents, directory) }
         var files = extents.files(lineages: PinnedExtents.lineages(of: subvolumes))
         try InodeNames.name(&files, through: directory)
-        return PinnedFiles(files: files, reclaim: reclaim, unattributed: extents.unattributedBytes)
+        var pinned = PinnedFiles(files: files, reclaim: reclaim, unattributed: extents.unattributedBytes)
+        pinned.scan = PinnedScanReport(
+            trees: trees.count, whole: trees.filter { (bounds[$0] ?? 0) == 0 }.count, readAgain: missed.count,
+            bytesRead: bytesRead, files: files.count, seconds: Date().timeIntervalSince(started))
+        return pinned
     }
 
     /// Reads `trees` side by side, one worker per tree at a time, and attributes what
     /// they reference; a tree deleted meanwhile leaves its extents unattributed.
+    /// Returns the bytes of tree items the searches returned.
     private func read(
         _ trees: [UInt64], bounds: [UInt64: UInt64], into extents: inout PinnedExtents, _ directory: FileDescriptor
-    ) throws {
+    ) throws -> UInt64 {
         let workers = min(ExtentScanner.workers, trees.count)
         let searches = (0..<workers).map { _ in TreeSearch(directory) }
         let readings = Readings(count: trees.count)
@@ -48,6 +55,7 @@ struct PinnedFileScanner {
             if let error = reading.error { throw error }
             for (position, inode) in reading.found { extents.attribute(position, to: inode) }
         }
+        return searches.reduce(0) { $0 + $1.bytesRead }
     }
 
     /// One tree's references to the extents it holds first: (position, inode) pairs.
