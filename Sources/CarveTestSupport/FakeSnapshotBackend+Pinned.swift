@@ -39,7 +39,7 @@ extension FakeSnapshotBackend: PinnedFileReading {
         var files = extents.files(lineages: PinnedExtents.lineages(of: fake.subvolumes))
         for index in files.indices {
             let file = files[index]
-            for tree in [file.last.id, file.first.id] {
+            for tree in file.namingCandidates {
                 guard let named = fake.files.first(where: { $0.subvolume == tree && $0.inode == file.inode }) else {
                     continue
                 }

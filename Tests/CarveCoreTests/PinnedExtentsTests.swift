@@ -191,4 +191,13 @@ import Testing
         let bounds = PinnedSearchBounds.bounds(for: [300], in: series + [received])
         #expect(bounds[300] == series[1].generation)
     }
+
+    @Test func fewExtentsBesideALargeTreeAreLookedUpManyAreRead() {
+        // A 160 MiB tree of 16 KiB blocks: up to 10,240 extents are looked up one by one.
+        let tree: UInt64 = 160 << 20
+        #expect(PinnedSearchBounds.looksUpBackReferences(extents: 2_000, treeBytes: tree, nodeSize: 16384))
+        #expect(PinnedSearchBounds.looksUpBackReferences(extents: 10_240, treeBytes: tree, nodeSize: 16384))
+        #expect(!PinnedSearchBounds.looksUpBackReferences(extents: 10_241, treeBytes: tree, nodeSize: 16384))
+        #expect(!PinnedSearchBounds.looksUpBackReferences(extents: 1, treeBytes: nil, nodeSize: 16384))
+    }
 }

@@ -16,6 +16,8 @@ public struct PinnedExtents: Sendable {
     private let subvolumeIDs: [UInt64]
     /// Per extent: the inode it is attributed to, 0 while none was found (inodes start at 256).
     private var owners: [UInt64]
+    /// The set's members the map knows, ascending.
+    private let members: [UInt64]
     /// On-disk bytes of every pinned extent: the set's exact data reclaim.
     public let bytes: UInt64
 
@@ -29,6 +31,8 @@ public struct PinnedExtents: Sendable {
         }
         bytes = total
         subvolumeIDs = map.subvolumeIDs
+        let wanted = Set(ids)
+        members = map.subvolumeIDs.filter { wanted.contains($0) }
         owners = [UInt64](repeating: 0, count: keys.count)
         table = ExtentTable(keys: keys, sets: sets)
     }
@@ -40,6 +44,18 @@ public struct PinnedExtents: Sendable {
     public var firstHolders: [UInt64] {
         Set(table.sets.map(\.lower)).sorted().map { subvolumeIDs[Int($0)] }
     }
+
+    /// The positions of the extents each member holds first, by member.
+    public var positionsByFirstHolder: [UInt64: [Int]] {
+        var result: [UInt64: [Int]] = [:]
+        for index in table.sets.indices {
+            result[subvolumeIDs[Int(table.sets[index].lower)], default: []].append(index)
+        }
+        return result
+    }
+
+    /// The extent at `position`.
+    public func key(at position: Int) -> ExtentKey { table.keys[position] }
 
     /// The position of `key` among the pinned extents when `tree` is its first holder;
     /// nil for any other extent, or a reference from another tree (which the rule ignores).
@@ -69,7 +85,9 @@ public struct PinnedExtents: Sendable {
 
     /// The files the extents were attributed to, one per inode of a lineage (`lineages`:
     /// a subvolume id's lineage, as `lineages(of:)` gives), unnamed and in no order: their
-    /// bytes, and the oldest and newest member of their lineage holding them.
+    /// bytes, the oldest and newest member of their lineage holding them, and as the place
+    /// to name them first the newest member of their lineage (the file's newest name in
+    /// the set, when it still has the inode).
     public func files(lineages: [UInt64: String]) -> [PinnedFile] {
         let lineageOf = subvolumeIDs.map { lineages[$0] ?? "id \($0)" }
         struct Owner: Hashable {
@@ -98,10 +116,13 @@ public struct PinnedExtents: Sendable {
             tally.last = max(tally.last, last)
             tallies[owner] = tally
         }
+        var newest: [String: UInt64] = [:]
+        for member in members { newest[lineages[member] ?? "id \(member)"] = member }
         return tallies.map { owner, tally in
             PinnedFile(
                 inode: owner.inode, bytes: tally.bytes, extents: tally.extents,
-                first: subvolumeIDs[Int(tally.first)], last: subvolumeIDs[Int(tally.last)])
+                first: subvolumeIDs[Int(tally.first)], last: subvolumeIDs[Int(tally.last)],
+                namedIn: newest[owner.lineage])
         }
     }
 

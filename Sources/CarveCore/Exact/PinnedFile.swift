@@ -23,7 +23,8 @@ public struct PinnedFile: Sendable, Hashable, Codable {
     /// The oldest and the newest member of the set holding those bytes.
     public var first: SnapshotReference
     public var last: SnapshotReference
-    /// The member its path was read in: the newest holding it that still has the inode.
+    /// The member its path was read in: the newest of the set that has the inode (of its
+    /// lineage), else the newest or the oldest holding its bytes.
     public var namedIn: SnapshotReference
     /// Its path inside `namedIn` (one of its names when hard linked); nil when the inode
     /// has no name left there (unlinked while open when the snapshot was taken).
@@ -31,13 +32,22 @@ public struct PinnedFile: Sendable, Hashable, Codable {
     /// Hard links (names) it has in `namedIn`; 0 when unknown.
     public var links: Int
 
+    /// `namedIn`: where to look for its name first (default: `last`).
     public init(
-        inode: UInt64, bytes: UInt64, extents: Int = 1, first: UInt64, last: UInt64, path: String? = nil,
-        links: Int = 0
+        inode: UInt64, bytes: UInt64, extents: Int = 1, first: UInt64, last: UInt64, namedIn: UInt64? = nil,
+        path: String? = nil, links: Int = 0
     ) {
         self.inode = inode; self.bytes = bytes; self.extents = extents
         self.first = SnapshotReference(id: first); self.last = SnapshotReference(id: last)
-        namedIn = self.last; self.path = path; self.links = links
+        self.namedIn = SnapshotReference(id: namedIn ?? last); self.path = path; self.links = links
+    }
+
+    /// Where its name is looked for, in order: `namedIn` as the reader set it, then the
+    /// newest and the oldest member holding its bytes (one of which has the inode).
+    public var namingCandidates: [UInt64] {
+        var candidates: [UInt64] = []
+        for id in [namedIn.id, last.id, first.id] where !candidates.contains(id) { candidates.append(id) }
+        return candidates
     }
 
     /// The path as tables show it: `<inode N in SNAPSHOT>` when it has none.
@@ -101,21 +111,25 @@ public struct PinnedFiles: Sendable, Hashable {
 /// since the snapshot before), those read again whole because that missed a
 /// reference, and how long it took with the naming.
 public struct PinnedScanReport: Sendable, Hashable {
+    /// Extents whose files were asked of btrfs by their back references.
+    public var lookedUp: Int
     public var trees: Int
     public var whole: Int
     public var readAgain: Int
     public var bytesRead: UInt64
     public var files: Int
     public var seconds: Double
-    public init(trees: Int, whole: Int, readAgain: Int, bytesRead: UInt64, files: Int, seconds: Double) {
-        self.trees = trees; self.whole = whole; self.readAgain = readAgain; self.bytesRead = bytesRead
-        self.files = files; self.seconds = seconds
+    public init(
+        lookedUp: Int, trees: Int, whole: Int, readAgain: Int, bytesRead: UInt64, files: Int, seconds: Double
+    ) {
+        self.lookedUp = lookedUp; self.trees = trees; self.whole = whole; self.readAgain = readAgain
+        self.bytesRead = bytesRead; self.files = files; self.seconds = seconds
     }
 
     /// One line for stderr.
     public var summary: String {
-        "pinned files: searched \(trees) trees (\(whole) whole, the others where they changed since the snapshot "
-            + "before), \(ByteSize.format(bytesRead)) of tree items"
+        "pinned files: looked up \(lookedUp) extents by their back references, searched \(trees) trees (\(whole) "
+            + "whole, the others where they changed since the snapshot before), \(ByteSize.format(bytesRead)) of tree items"
             + (readAgain > 0 ? ", \(readAgain) again whole for what that missed" : "")
             + "; named \(files) files in \(ExactSizes.hundredths(seconds))s"
     }

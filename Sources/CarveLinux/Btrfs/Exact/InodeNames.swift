@@ -7,8 +7,8 @@ import Glibc
 /// link count, its names as INODE_REF and INODE_EXTREF items: a name and the
 /// directory holding it), and one BTRFS_IOC_INO_LOOKUP per directory for the
 /// directory's path, remembered for the other files in it. A file is named in the
-/// newest member of the set that holds it, else the oldest (a reflinked copy may have
-/// outlived the inode the bytes are counted for).
+/// newest member of the set that has it (`PinnedFile.namingCandidates`): most files of
+/// a series are then named in one snapshot, a directory looked up once.
 struct InodeNames {
     private let directory: FileDescriptor
     private let search: TreeSearch
@@ -27,17 +27,22 @@ struct InodeNames {
         var name: (directory: UInt64, name: String)?
     }
 
-    private init(_ directory: FileDescriptor) {
+    /// Room for any item: when a search leaves this much, it found all there was.
+    private let room: Int
+
+    private init(_ directory: FileDescriptor, nodeSize: UInt64) {
         self.directory = directory
         search = TreeSearch(directory)
+        room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
     }
 
     /// Fills each file's `path`, `links` and `namedIn`, side by side on the scan's workers.
     static func name(_ files: inout [PinnedFile], through directory: FileDescriptor) throws {
         let workers = min(ExtentScanner.workers, max(1, files.count / 64))
         let box = Named(files)
+        let nodeSize = try TreeSearch.nodeSize(directory)
         Threads.concurrentPerform(iterations: workers) { worker in
-            var names = InodeNames(directory)
+            var names = InodeNames(directory, nodeSize: nodeSize)
             for index in stride(from: worker, to: box.count, by: workers) {
                 do { try box.update(index) { try names.name(&$0) } } catch { box.fail(error) }
             }
@@ -46,7 +51,8 @@ struct InodeNames {
     }
 
     private mutating func name(_ file: inout PinnedFile) throws {
-        for tree in file.last.id == file.first.id ? [file.last.id] : [file.last.id, file.first.id] {
+        let candidates = file.namingCandidates
+        for tree in candidates {
             guard let inode = try inode(file.inode, in: tree) else { continue }
             file.namedIn.id = tree
             file.links = inode.links
@@ -55,7 +61,7 @@ struct InodeNames {
             }
             return
         }
-        file.namedIn.id = file.last.id
+        file.namedIn.id = candidates[0]
     }
 
     /// The inode's items in `tree`; nil when the tree has no such inode.
@@ -64,20 +70,24 @@ struct InodeNames {
         let from = TreeSearch.Key(objectid: number, type: BtrfsKey.inodeItem, offset: 0)
         let to = TreeSearch.Key(objectid: number, type: BtrfsKey.inodeExtref, offset: .max)
         do {
-            try search.forEachItem(tree: tree, from: from, to: to) { item in
-                switch item.type {
-                case BtrfsKey.inodeItem where item.data.count >= 44:
-                    // struct btrfs_inode_item: nlink at 40.
-                    let links = UInt32(littleEndian: item.data.loadUnaligned(fromByteOffset: 40, as: UInt32.self))
-                    found = Inode(links: Int(links), name: nil)
-                case BtrfsKey.inodeRef where found != nil && found?.name == nil:
-                    // struct btrfs_inode_ref: index, name_len, then the name; the directory is the offset.
-                    found?.name = Self.name(in: item.data, at: 8, directory: item.offset)
-                case BtrfsKey.inodeExtref where found != nil && found?.name == nil:
-                    // struct btrfs_inode_extref: parent_objectid, index, name_len, then the name.
-                    guard item.data.count >= 18 else { return }
-                    found?.name = Self.name(in: item.data, at: 16, directory: item.data.loadLE(at: 0))
-                default: break
+            // One call: an inode's items fit the buffer, which then keeps room for any item.
+            var next: TreeSearch.Key? = from
+            while let start = next {
+                next = try search.search(tree: tree, from: start, to: to, doneWhenRoomFor: room) { item in
+                    switch item.type {
+                    case BtrfsKey.inodeItem where item.data.count >= 44:
+                        // struct btrfs_inode_item: nlink at 40.
+                        let links = UInt32(littleEndian: item.data.loadUnaligned(fromByteOffset: 40, as: UInt32.self))
+                        found = Inode(links: Int(links), name: nil)
+                    case BtrfsKey.inodeRef where found != nil && found?.name == nil:
+                        // struct btrfs_inode_ref: index, name_len, then the name; the directory is the offset.
+                        found?.name = Self.name(in: item.data, at: 8, directory: item.offset)
+                    case BtrfsKey.inodeExtref where found != nil && found?.name == nil:
+                        // struct btrfs_inode_extref: parent_objectid, index, name_len, then the name.
+                        guard item.data.count >= 18 else { return }
+                        found?.name = Self.name(in: item.data, at: 16, directory: item.data.loadLE(at: 0))
+                    default: break
+                    }
                 }
             }
         } catch let error as SystemCallError where error.errno == ENOENT {

@@ -3,14 +3,25 @@ import CarveCore
 import Glibc
 #endif
 
-/// Finds the files behind the extents only a set of subvolumes holds (`PinnedExtents`):
-/// reads the file extent items of each member that holds some of them first, only in
-/// the tree blocks written since its search bound (`PinnedSearchBounds`: for a snapshot
-/// of a series, what changed since the one before it), then whole the trees where that
-/// left an extent without a file; names each file once (`InodeNames`). Read-only; the
-/// tree search needs root.
+/// Finds the files behind the extents only a set of subvolumes holds (`PinnedExtents`).
+/// For each member that holds some of them first: asks btrfs for their files one by
+/// one by their back references (`BackReferences`) when they are few beside its tree,
+/// else reads its file extent items, only in the tree blocks written since its search
+/// bound (`PinnedSearchBounds`: for a snapshot of a series, what changed since the one
+/// before it). A tree where that left an extent without a file is then read whole.
+/// Each file is named once (`InodeNames`). Read-only; needs root.
 struct PinnedFileScanner {
     let mountpoint: String
+
+    /// One worker's task: a tree to search from a transaction on, or extents to look up.
+    enum Work {
+        case search(tree: UInt64, from: UInt64)
+        case lookUp(tree: UInt64, positions: ArraySlice<Int>)
+    }
+
+    /// Extents looked up in one task: enough to share them between workers, few enough
+    /// that a task is not one worker's whole share.
+    static let lookUpsPerTask = 256
 
     /// What only `set` holds, from the filesystem's extent map `exact` and its `subvolumes`.
     func files(of set: [UInt64], subvolumes: [Volume], exact: ExactSizes) throws -> PinnedFiles {
@@ -19,36 +30,61 @@ struct PinnedFileScanner {
         let reclaim = exact.reclaim(deleting: set)
         guard !extents.isEmpty else { return PinnedFiles(files: [], reclaim: reclaim) }
         let directory = try FileDescriptor(directory: mountpoint)
-        let trees = extents.firstHolders
-        let bounds = PinnedSearchBounds.bounds(for: trees, in: subvolumes)
-        var bytesRead = try read(trees, bounds: bounds, into: &extents, directory)
+        var searched: [UInt64] = []
+        var lookUps: [Work] = []
+        let byTree = extents.positionsByFirstHolder
+        for tree in extents.firstHolders {
+            let positions = byTree[tree] ?? []
+            guard
+                PinnedSearchBounds.looksUpBackReferences(
+                    extents: positions.count, treeBytes: exact.treeBytes[tree], nodeSize: exact.nodeSize)
+            else {
+                searched.append(tree)
+                continue
+            }
+            for first in stride(from: 0, to: positions.count, by: Self.lookUpsPerTask) {
+                let last = min(first + Self.lookUpsPerTask, positions.count)
+                lookUps.append(.lookUp(tree: tree, positions: positions[first..<last]))
+            }
+        }
+        let bounds = PinnedSearchBounds.bounds(for: searched, in: subvolumes)
+        // Trees first: the longest tasks, started before the short ones fill the gaps.
+        let work = searched.map { Work.search(tree: $0, from: bounds[$0] ?? 0) } + lookUps
+        var bytesRead = try read(work, into: &extents, directory)
         let missed = extents.unattributedTrees
-        if !missed.isEmpty { bytesRead += try read(missed, bounds: [:], into: &extents, directory) }
+        if !missed.isEmpty {
+            bytesRead += try read(missed.map { .search(tree: $0, from: 0) }, into: &extents, directory)
+        }
         var files = extents.files(lineages: PinnedExtents.lineages(of: subvolumes))
         try InodeNames.name(&files, through: directory)
         var pinned = PinnedFiles(files: files, reclaim: reclaim, unattributed: extents.unattributedBytes)
         pinned.scan = PinnedScanReport(
-            trees: trees.count, whole: trees.filter { (bounds[$0] ?? 0) == 0 }.count, readAgain: missed.count,
-            bytesRead: bytesRead, files: files.count, seconds: Date().timeIntervalSince(started))
+            lookedUp: extents.count - searched.reduce(0) { $0 + (byTree[$1]?.count ?? 0) }, trees: searched.count,
+            whole: searched.filter { (bounds[$0] ?? 0) == 0 }.count, readAgain: missed.count, bytesRead: bytesRead,
+            files: files.count, seconds: Date().timeIntervalSince(started))
         return pinned
     }
 
-    /// Reads `trees` side by side, one worker per tree at a time, and attributes what
-    /// they reference; a tree deleted meanwhile leaves its extents unattributed.
-    /// Returns the bytes of tree items the searches returned.
-    private func read(
-        _ trees: [UInt64], bounds: [UInt64: UInt64], into extents: inout PinnedExtents, _ directory: FileDescriptor
-    ) throws -> UInt64 {
-        let workers = min(ExtentScanner.workers, trees.count)
+    /// Does `work` side by side, a task per worker at a time, and attributes what it
+    /// found; returns the bytes of tree items the searches returned. A tree deleted
+    /// meanwhile, or an extent btrfs cannot resolve, leaves extents unattributed.
+    private func read(_ work: [Work], into extents: inout PinnedExtents, _ directory: FileDescriptor) throws -> UInt64 {
+        let workers = min(ExtentScanner.workers, work.count)
         let searches = (0..<workers).map { _ in TreeSearch(directory) }
-        let readings = Readings(count: trees.count)
+        let lookUps = (0..<workers).map { _ in BackReferences(directory) }
+        let readings = Readings(count: work.count)
         let nodeSize = try TreeSearch.nodeSize(directory)
         let known = extents
         Threads.concurrentPerform(iterations: workers) { worker in
             while let index = readings.take() {
-                let search = searches[worker]
-                search.minimumTransaction = bounds[trees[index]] ?? 0
-                readings.deliver(index, Self.references(in: trees[index], of: known, with: search, nodeSize: nodeSize))
+                switch work[index] {
+                case .search(let tree, let bound):
+                    searches[worker].minimumTransaction = bound
+                    readings.deliver(
+                        index, Self.references(in: tree, of: known, with: searches[worker], nodeSize: nodeSize))
+                case .lookUp(let tree, let positions):
+                    readings.deliver(index, Self.lookUp(positions, heldFirstBy: tree, of: known, with: lookUps[worker]))
+                }
             }
         }
         for reading in readings.all {
@@ -56,6 +92,21 @@ struct PinnedFileScanner {
             for (position, inode) in reading.found { extents.attribute(position, to: inode) }
         }
         return searches.reduce(0) { $0 + $1.bytesRead }
+    }
+
+    /// The lowest inode of `tree` referencing each extent at `positions`.
+    static func lookUp(
+        _ positions: ArraySlice<Int>, heldFirstBy tree: UInt64, of extents: PinnedExtents, with lookUp: BackReferences
+    ) -> Reading {
+        var reading = Reading()
+        for position in positions {
+            var lowest = UInt64.max
+            let complete = lookUp.forEach(of: extents.key(at: position).diskBytenr) { inode, subvolume in
+                if subvolume == tree && inode < lowest { lowest = inode }
+            }
+            if complete && lowest != .max { reading.found.append((position, lowest)) }
+        }
+        return reading
     }
 
     /// One tree's references to the extents it holds first: (position, inode) pairs.
