@@ -12,106 +12,15 @@ import Testing
 struct PinnedFilesIntegrationTests {
     static let mib = 1 << 20
 
-    /// `data` (the source), `other` (a plain subvolume) and `snaps/`, compress=zstd.
-    final class Disk {
-        let loop: LoopDisk
-        let mountpoint: String
-        var environment: [String: String] {
-            ["CARVE_LOCK_FILE": loop.directory + "/carve.lock", "CARVE_CACHE_DIR": loop.directory + "/cache"]
-        }
-
-        init() throws {
-            loop = try LoopDisk(size: "1G")
-            do {
-                try Shell.check(["mkfs.btrfs", "-q", "-f", loop.device])
-                mountpoint = try loop.mount(loop.device, options: "compress=zstd", name: "mnt")
-                for name in ["data", "other"] {
-                    try Shell.check(["btrfs", "-q", "subvolume", "create", mountpoint + "/" + name])
-                }
-                try FileManager.default.createDirectory(
-                    atPath: mountpoint + "/snaps", withIntermediateDirectories: true)
-            } catch {
-                loop.cleanup()
-                throw error
-            }
-        }
-
-        func sh(_ script: String) throws { try Shell.check(["sh", "-euc", "cd '\(mountpoint)'; " + script]) }
-        func snapshot(_ name: String) throws {
-            try Shell.check([
-                "btrfs", "-q", "subvolume", "snapshot", "-r", mountpoint + "/data", mountpoint + "/snaps/" + name,
-            ])
-        }
-        func path(_ name: String) -> String { mountpoint + "/snaps/" + name }
-
-        /// carve with the fixture's lock and cache, exit 0 required.
-        func carve(_ arguments: [String]) throws -> Shell.Result {
-            try Shell.check(["sync"])
-            let result = try Shell.run([CarveBinary.path] + arguments, environment: environment)
-            #expect(result.status == 0, "carve \(arguments.joined(separator: " ")): \(result.stderr)")
-            return result
-        }
-
-        /// The rows of `snapshots pinned --json` for `snapshots`, by path, and the set's data reclaim.
-        func pinned(
-            _ snapshots: [String], _ extra: [String] = []
-        ) throws -> (files: [String: [String: Any]], reclaim: Int, stderr: String) {
-            let result = try carve(["snapshots", "pinned", "--json", "--verbose"] + extra + snapshots.map(path))
-            let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-            let filesystem = try #require((json?["filesystems"] as? [[String: Any]])?.first, "\(result.stdout)")
-            var files: [String: [String: Any]] = [:]
-            for file in (filesystem["files"] as? [[String: Any]]) ?? [] {
-                files[(file["path"] as? String) ?? "<none>"] = file
-            }
-            return (files, try #require(filesystem["reclaim"] as? Int), result.stderr)
-        }
-
-        /// Bytes on disk of inode `inode`'s extents in subvolume `subvolume`, each extent
-        /// once, as `btrfs inspect-internal dump-tree` prints the tree.
-        func dumpTreeDiskBytes(inode: Int, subvolume: String) throws -> Int {
-            try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
-            let id = try Shell.check(["btrfs", "inspect-internal", "rootid", subvolume]).trimmingCharacters(
-                in: .whitespacesAndNewlines)
-            let dump = try Shell.check(["btrfs", "inspect-internal", "dump-tree", "-t", id, loop.device])
-            var extents: [String: Int] = [:]
-            var inItem = false
-            for line in dump.split(separator: "\n") {
-                if line.contains(" key (") { inItem = line.contains("key (\(inode) EXTENT_DATA ") }
-                guard inItem, let range = line.range(of: "extent data disk byte ") else { continue }
-                let fields = line[range.upperBound...].split(separator: " ")
-                if fields.count >= 3, fields[0] != "0" { extents[String(fields[0])] = Int(fields[2]) }
-            }
-            return extents.values.reduce(0, +)
-        }
-
-        /// `btrfs filesystem du -s --raw` Exclusive of each of `paths` (the last line is the total).
-        func duExclusive(_ paths: [String]) throws -> [String: Int] {
-            let lines = try Shell.check(["btrfs", "filesystem", "du", "--raw"] + paths).split(separator: "\n")
-                .dropFirst()
-            var result: [String: Int] = [:]
-            for line in lines {
-                let fields = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-                guard fields.count == 4, let exclusive = Int(fields[1]) else { continue }
-                result[fields[3].trimmingCharacters(in: .whitespaces)] = exclusive
-            }
-            return result
-        }
-
-        /// Data bytes used, as `btrfs filesystem df -b` says.
-        func dataUsed() throws -> Int {
-            let df = try Shell.check(["btrfs", "filesystem", "df", "-b", mountpoint])
-            let line = try #require(df.split(separator: "\n").first { $0.hasPrefix("Data,") })
-            let used = try #require(line.range(of: "used="))
-            return try #require(Int(line[used.upperBound...].prefix { $0.isNumber }))
-        }
-    }
+    /// `data` (the source), `other` (a plain subvolume) and `snaps/`, compress=zstd:
+    /// the exact sizes tests' disk, with what these tests ask of it (below).
+    typealias Disk = ExactSizesIntegrationTests.Disk
 
     func withDisk(_ body: (Disk) throws -> Void) throws {
-        let disk = try Disk()
+        let disk = try Disk(compress: true)
         defer { disk.loop.cleanup() }
         try body(disk)
     }
-
     /// `count` files of 4K of random data in `directory`, in one process.
     static func smallFiles(_ count: Int, in directory: String) -> String {
         "python3 -c 'import os; os.makedirs(\"\(directory)\", exist_ok=True); "
@@ -164,7 +73,7 @@ struct PinnedFilesIntegrationTests {
             // du agrees file by file, and on the total but for the extent A and its copy share,
             // which du counts in neither or in both (as the tree's leaves fall), carve once.
             let s2 = disk.path("s2")
-            let du = try disk.duExclusive(["W", "R", "book", "A", "Acopy"].map { s2 + "/" + $0 })
+            let du = try disk.duExclusives(["W", "R", "book", "A", "Acopy"].map { s2 + "/" + $0 })
             for name in ["W", "R", "book"] {
                 #expect(du[s2 + "/" + name] == files[name]?["bytes"] as? Int, "\(name): du \(du)")
             }
@@ -352,5 +261,74 @@ struct PinnedFilesIntegrationTests {
 
     func inode(_ path: String) throws -> Int {
         try #require(Int(try Shell.check(["stat", "-c", "%i", path]).trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+}
+
+extension ExactSizesIntegrationTests.Disk {
+    var environment: [String: String] {
+        ["CARVE_LOCK_FILE": loop.directory + "/carve.lock", "CARVE_CACHE_DIR": loop.directory + "/cache"]
+    }
+
+    func path(_ name: String) -> String { mountpoint + "/snaps/" + name }
+
+    /// carve with the fixture's lock and cache, exit 0 required.
+    func carve(_ arguments: [String]) throws -> Shell.Result {
+        try Shell.check(["sync"])
+        let result = try Shell.run([CarveBinary.path] + arguments, environment: environment)
+        #expect(result.status == 0, "carve \(arguments.joined(separator: " ")): \(result.stderr)")
+        return result
+    }
+
+    /// The rows of `snapshots pinned --json` for `snapshots`, by path, and the set's data reclaim.
+    func pinned(
+        _ snapshots: [String], _ extra: [String] = []
+    ) throws -> (files: [String: [String: Any]], reclaim: Int, stderr: String) {
+        let result = try carve(["snapshots", "pinned", "--json", "--verbose"] + extra + snapshots.map(path))
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let filesystem = try #require((json?["filesystems"] as? [[String: Any]])?.first, "\(result.stdout)")
+        var files: [String: [String: Any]] = [:]
+        for file in (filesystem["files"] as? [[String: Any]]) ?? [] {
+            files[(file["path"] as? String) ?? "<none>"] = file
+        }
+        return (files, try #require(filesystem["reclaim"] as? Int), result.stderr)
+    }
+
+    /// Bytes on disk of inode `inode`'s extents in subvolume `subvolume`, each extent
+    /// once, as `btrfs inspect-internal dump-tree` prints the tree.
+    func dumpTreeDiskBytes(inode: Int, subvolume: String) throws -> Int {
+        try Shell.check(["btrfs", "filesystem", "sync", mountpoint])
+        let id = try Shell.check(["btrfs", "inspect-internal", "rootid", subvolume]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let dump = try Shell.check(["btrfs", "inspect-internal", "dump-tree", "-t", id, loop.device])
+        var extents: [String: Int] = [:]
+        var inItem = false
+        for line in dump.split(separator: "\n") {
+            if line.contains(" key (") { inItem = line.contains("key (\(inode) EXTENT_DATA ") }
+            guard inItem, let range = line.range(of: "extent data disk byte ") else { continue }
+            let fields = line[range.upperBound...].split(separator: " ")
+            if fields.count >= 3, fields[0] != "0" { extents[String(fields[0])] = Int(fields[2]) }
+        }
+        return extents.values.reduce(0, +)
+    }
+
+    /// `btrfs filesystem du -s --raw` Exclusive of each of `paths` (the last line is the total).
+    func duExclusives(_ paths: [String]) throws -> [String: Int] {
+        let lines = try Shell.check(["btrfs", "filesystem", "du", "--raw"] + paths).split(separator: "\n")
+            .dropFirst()
+        var result: [String: Int] = [:]
+        for line in lines {
+            let fields = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
+            guard fields.count == 4, let exclusive = Int(fields[1]) else { continue }
+            result[fields[3].trimmingCharacters(in: .whitespaces)] = exclusive
+        }
+        return result
+    }
+
+    /// Data bytes used, as `btrfs filesystem df -b` says.
+    func dataUsed() throws -> Int {
+        let df = try Shell.check(["btrfs", "filesystem", "df", "-b", mountpoint])
+        let line = try #require(df.split(separator: "\n").first { $0.hasPrefix("Data,") })
+        let used = try #require(line.range(of: "used="))
+        return try #require(Int(line[used.upperBound...].prefix { $0.isNumber }))
     }
 }

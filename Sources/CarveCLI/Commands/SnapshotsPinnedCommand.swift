@@ -20,23 +20,7 @@ struct SnapshotsPinnedCommand: ParsableCommand {
             """
     )
 
-    @Argument(
-        help: ArgumentHelp("Snapshots of the set: paths, CONFIG:NUMBER or CONFIG:FIRST-LAST.", valueName: "snapshot"),
-        completion: .snapshot)
-    var snapshots: [String] = []
-
-    @Option(
-        name: .customLong("id"), help: ArgumentHelp("A snapshot by btrfs subvolume id (repeatable).", valueName: "id"))
-    var ids: [UInt64] = []
-
-    @Option(
-        name: .customLong("filesystem"),
-        help: ArgumentHelp(
-            "Select on the btrfs filesystem holding this path (repeatable; default: every mounted one).",
-            valueName: "path"),
-        completion: .btrfsMountpoint)
-    var filesystems: [String] = []
-
+    @OptionGroup var named: NamedSnapshotsOptions
     @OptionGroup(title: "Selection") var selection: SelectionOptions
     @OptionGroup var options: PinnedOptions
 
@@ -50,9 +34,7 @@ struct SnapshotsPinnedCommand: ParsableCommand {
         // As delete: root first (exit 77 before anything else is said).
         guard services.isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let view = try PinnedFilesView(output: options.output, top: options.top, bytes: options.bytes)
-        let request = try PinnedRequest(
-            names: snapshots, ids: ids, filesystems: filesystems,
-            selection: try selection.selection(timeZone: services.clock.timeZone))
+        let request = PinnedRequest(try named.request(selection.selection(timeZone: services.clock.timeZone)))
         let report = try ScanProgressLine.around(services) {
             try request.run(backend: services.snapshots, reader: services.backends, now: services.clock.now)
         }

@@ -35,9 +35,9 @@ public struct PinnedSet: Sendable {
 public struct PinnedRequest: Sendable {
     public var snapshots: DeleteRequest
 
-    public init(names: [String], ids: [UInt64], filesystems: [String], selection: SnapshotSelection) throws(UsageError)
-    {
-        snapshots = try DeleteRequest(names: names, ids: ids, filesystems: filesystems, selection: selection)
+    /// The snapshots `request` names and selects, as delete plans them.
+    public init(_ request: DeleteRequest) {
+        snapshots = request
         // The rows add up to the exact reclaim whether quotas are on or off.
         snapshots.sizes = .exact
     }
