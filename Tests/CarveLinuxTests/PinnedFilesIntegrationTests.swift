@@ -241,24 +241,6 @@ struct PinnedFilesIntegrationTests {
         }
     }
 
-    @Test func notRootIsTheSameNeedsRootAsExactSizes() throws {
-        try withDisk { disk in
-            try disk.snapshot("s1")
-            let bin = disk.loop.directory + "/bin"
-            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-            let copy = try CarveBinary.copy(into: bin)
-            for path in [disk.loop.directory, disk.mountpoint] {
-                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
-            }
-            let result = try Shell.run([
-                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy, "snapshots", "pinned",
-                disk.path("s1"),
-            ])
-            #expect(result.status == 77, "\(result.stderr)")
-            #expect(result.stderr == "carve: reading exact sizes (--sizes exact) needs root\n")
-        }
-    }
-
     func inode(_ path: String) throws -> Int {
         try #require(Int(try Shell.check(["stat", "-c", "%i", path]).trimmingCharacters(in: .whitespacesAndNewlines)))
     }
