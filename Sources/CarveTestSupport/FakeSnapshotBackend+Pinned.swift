@@ -49,7 +49,10 @@ extension FakeSnapshotBackend: PinnedFileReading {
                 break
             }
         }
-        return PinnedFiles(
+        var pinned = PinnedFiles(
             files: files, reclaim: sizes.reclaim(deleting: set), unattributed: extents.unattributedBytes)
+        // crc32c on 4 KiB sectors, as mkfs.btrfs makes them by default.
+        pinned.checksumBytes = pinned.reclaim.data / 4096 * 4
+        return pinned
     }
 }

@@ -44,7 +44,7 @@ import Testing
                 SIZE FIRST  LAST   LINKS PATH
                  20M home.0 home.1     1 images/vm.qcow2
                   4M home.0 home.0     2 logs/a.log
-                Deleting these 2 snapshots frees 24M of file data (exact) and 32K of metadata (estimate).
+                Deleting these 2 snapshots frees 24M of file data (exact) and 32K of tree blocks and up to 24K of checksums (metadata, estimate).
 
                 """)
     }
@@ -94,7 +94,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout
-                == "/mnt/snaps/home.3 pins no file data: deleting it frees only 16K of metadata (estimate)\n")
+                == "/mnt/snaps/home.3 pins no file data: deleting it frees only 16K of tree blocks (metadata, estimate)\n"
+        )
     }
 
     @Test func quotasOnOrOffGiveTheSameAnswer() {

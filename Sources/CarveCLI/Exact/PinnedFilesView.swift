@@ -55,8 +55,10 @@ struct PinnedFilesView {
             ? size(reclaim.metadataAtMost)
             : "\(size(reclaim.metadataAtLeast)) to \(size(reclaim.metadataAtMost))"
         let metadata =
-            "\(range) of metadata (estimate"
-            + (reclaim.inline > 0 ? ", \(size(reclaim.inline)) of it inline file data)" : ")")
+            "\(range) of tree blocks"
+            + (reclaim.inline > 0 ? " (\(size(reclaim.inline)) of them inline file data)" : "")
+            + (pinned.checksumBytes > 0 ? " and up to \(size(pinned.checksumBytes)) of checksums" : "")
+            + " (metadata, estimate)"
         guard reclaim.data > 0 else {
             let (verb, pronoun) = set.snapshots.count == 1 ? ("pins", "it") : ("pin", "them")
             return
@@ -104,6 +106,7 @@ struct PinnedFilesView {
             ("metadata_estimate_min", .uint(pinned.reclaim.metadataAtLeast)),
             ("metadata_estimate_max", .uint(pinned.reclaim.metadataAtMost)),
             ("inline_bytes", .uint(pinned.reclaim.inline)),
+            ("checksum_bytes_at_most", .uint(pinned.checksumBytes)),
             ("file_count", .int(pinned.files.count)),
             ("not_shown_bytes", .uint(pinned.files.dropFirst(count).reduce(0) { $0 + $1.bytes })),
             ("unattributed_bytes", .uint(pinned.unattributed)),

@@ -70,6 +70,9 @@ public struct PinnedFiles: Sendable, Hashable {
     /// Data bytes no file of the set's trees was found to reference (a tree deleted while
     /// it was read): counted in the total, named by no row.
     public var unattributed: UInt64
+    /// The checksums of the freed data, which go from the checksum tree with it: one per
+    /// sector on disk (none for a file written without them), so at most this many bytes.
+    public var checksumBytes: UInt64 = 0
     /// What finding the files read, for `--verbose`; nil when nothing was read.
     public var scan: PinnedScanReport?
 

@@ -1,3 +1,4 @@
+import CBtrfsUtil
 import CarveCore
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +29,13 @@ struct PinnedFileScanner {
         let started = Date()
         var extents = PinnedExtents(map: exact.map, deleting: set)
         let reclaim = exact.reclaim(deleting: set)
-        guard !extents.isEmpty else { return PinnedFiles(files: [], reclaim: reclaim) }
         let directory = try FileDescriptor(directory: mountpoint)
+        let checksums = try Self.checksumBytes(of: reclaim.data, directory)
+        guard !extents.isEmpty else {
+            var nothing = PinnedFiles(files: [], reclaim: reclaim)
+            nothing.checksumBytes = checksums
+            return nothing
+        }
         var searched: [UInt64] = []
         var lookUps: [Work] = []
         let byTree = extents.positionsByFirstHolder
@@ -58,11 +64,25 @@ struct PinnedFileScanner {
         var files = extents.files(lineages: PinnedExtents.lineages(of: subvolumes))
         try InodeNames.name(&files, through: directory)
         var pinned = PinnedFiles(files: files, reclaim: reclaim, unattributed: extents.unattributedBytes)
+        pinned.checksumBytes = checksums
         pinned.scan = PinnedScanReport(
             lookedUp: extents.count - searched.reduce(0) { $0 + (byTree[$1]?.count ?? 0) }, trees: searched.count,
             whole: searched.filter { (bounds[$0] ?? 0) == 0 }.count, readAgain: missed.count, bytesRead: bytesRead,
             files: files.count, seconds: Date().timeIntervalSince(started))
         return pinned
+    }
+
+    /// The checksums of `data` bytes on disk: a checksum of the filesystem's size
+    /// (BTRFS_IOC_FS_INFO with its checksum information) per sector.
+    static func checksumBytes(of data: UInt64, _ directory: FileDescriptor) throws -> UInt64 {
+        var info = btrfs_ioctl_fs_info_args()
+        info.flags = UInt64(BTRFS_FS_INFO_FLAG_CSUM_INFO)
+        guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_FS_INFO(), &info) == 0 else {
+            throw SystemCallError(
+                "cannot read the btrfs filesystem of \(directory.path)", call: "ioctl(BTRFS_IOC_FS_INFO)", errno: errno)
+        }
+        guard info.sectorsize > 0 else { return 0 }
+        return (data + UInt64(info.sectorsize) - 1) / UInt64(info.sectorsize) * UInt64(info.csum_size)
     }
 
     /// Does `work` side by side, a task per worker at a time, and attributes what it
