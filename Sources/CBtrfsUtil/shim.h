@@ -20,6 +20,7 @@ static inline unsigned long carve_BTRFS_IOC_FS_INFO(void) { return BTRFS_IOC_FS_
 static inline unsigned long carve_BTRFS_IOC_DEV_INFO(void) { return BTRFS_IOC_DEV_INFO; }
 static inline unsigned long carve_BTRFS_IOC_QUOTA_CTL(void) { return BTRFS_IOC_QUOTA_CTL; }
 static inline unsigned long carve_BTRFS_IOC_INO_LOOKUP(void) { return BTRFS_IOC_INO_LOOKUP; }
+static inline unsigned long carve_BTRFS_IOC_LOGICAL_INO_V2(void) { return BTRFS_IOC_LOGICAL_INO_V2; }
 static inline unsigned long carve_BLKGETSIZE64(void) { return BLKGETSIZE64; }
 static inline unsigned long carve_BLKSSZGET(void) { return BLKSSZGET; }
 

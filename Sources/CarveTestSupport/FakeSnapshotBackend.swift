@@ -15,6 +15,9 @@ public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unc
         public var warnings: [String]
         /// What `--sizes exact` finds (an extent map); nil: the fake cannot scan.
         public var exact: ExactSizes? = nil
+        /// The file extent references of its trees, which `snapshots pinned` reads
+        /// (`FakeSnapshotBackend+Pinned.swift`); `exact` should be made of them.
+        public var files: [FakeFileReference] = []
         public init(filesystem: Filesystem, subvolumes: [Volume], quotaProblem: String? = nil, warnings: [String] = [])
         {
             self.filesystem = filesystem; self.subvolumes = subvolumes
@@ -41,6 +44,8 @@ public final class FakeSnapshotBackend: SnapshotBackend, OwnerHousekeeping, @unc
         case markedDirectories(String)
         case finishInterrupted(String)
         case dropMarker(String)
+        /// Reading which files only a set holds, on the filesystem with this UUID.
+        case pinnedFiles(String)
     }
 
     private let lock = NSLock()

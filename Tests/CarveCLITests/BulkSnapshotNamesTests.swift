@@ -22,9 +22,9 @@ struct BulkSnapshotNamesTests {
             + names.dropFirst(40) + ["--match", "x*", "--", "--odd-name", "-"]
         let bulk = try #require(BulkSnapshotNames.setApart(arguments))
         let parsed = try #require(try CarveCommand.parseAsRoot(arguments) as? SnapshotsDeleteCommand)
-        #expect(bulk.names == parsed.snapshots)
+        #expect(bulk.names == parsed.named.snapshots)
         let rest = try #require(try CarveCommand.parseAsRoot(bulk.arguments) as? SnapshotsDeleteCommand)
-        #expect(rest.snapshots.isEmpty && rest.filesystems == ["/mnt"] && rest.deletion.yes)
+        #expect(rest.named.snapshots.isEmpty && rest.named.filesystems == ["/mnt"] && rest.deletion.yes)
         #expect(BulkSnapshotNames.setApart(["snapshots", "delete", "/mnt/a"]) == nil)
         #expect(BulkSnapshotNames.setApart(["snapshots", "list"] + names) == nil)
     }

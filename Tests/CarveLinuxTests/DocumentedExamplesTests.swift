@@ -132,7 +132,8 @@ struct DocumentedExamplesTests {
     }
 
     static func helps() throws -> [(String, String)] {
-        try ["", "devices", "snapshots list", "snapshots delete", "snapshots thin", "check"].map { command in
+        try ["", "devices", "snapshots list", "snapshots delete", "snapshots thin", "snapshots pinned", "check"].map {
+            command in
             let arguments = command.split(separator: " ").map(String.init) + ["--help"]
             return (command, try Shell.check([CarveBinary.path] + arguments))
         }
@@ -148,7 +149,8 @@ struct DocumentedExamplesTests {
         // README tour and crontab, every page's EXAMPLES, every --help: a parser that found none would pass vacuously.
         #expect(examples.count >= 30, "\(examples.count) examples found")
         #expect(Set(examples.map { $0.source.split(separator: ":")[0] }).count >= 8)
-        for command in ["devices", "snapshots list", "snapshots delete", "snapshots thin", "check"] {
+        for command in ["devices", "snapshots list", "snapshots delete", "snapshots thin", "snapshots pinned", "check"]
+        {
             #expect(examples.contains { $0.text.contains("carve \(command)") }, "no example of carve \(command)")
         }
         // What expectWhatQuietPromises holds the docs to must be there to hold them to.

@@ -252,20 +252,25 @@ struct ExactSizesIntegrationTests {
         }
     }
 
+    /// Exact sizes, and `snapshots pinned`, which reads them, say the same without root.
     @Test func exactSizesNeedRoot() throws {
         try withDisk { disk in
+            try disk.snapshot("s1")
             let bin = disk.loop.directory + "/bin"
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
             let copy = try CarveBinary.copy(into: bin)
             for path in [disk.loop.directory, disk.mountpoint] {
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
             }
-            let result = try Shell.run([
-                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy,
-                "snapshots", "list", disk.mountpoint, "--sizes", "exact",
-            ])
-            #expect(result.status == 77, "\(result.stderr)")
-            #expect(result.stderr == "carve: reading exact sizes (--sizes exact) needs root\n")
+            for arguments in [
+                ["snapshots", "list", disk.mountpoint, "--sizes", "exact"],
+                ["snapshots", "pinned", disk.mountpoint + "/snaps/s1"],
+            ] {
+                let result = try Shell.run(
+                    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy] + arguments)
+                #expect(result.status == 77, "\(arguments): \(result.stderr)")
+                #expect(result.stderr == "carve: reading exact sizes (--sizes exact) needs root\n")
+            }
         }
     }
 }

@@ -48,8 +48,10 @@ struct CheckOperationOptions: ParsableArguments {
 extension Services {
     /// What `check` reads the machine through.
     var checkEnvironment: CheckEnvironment {
-        CheckEnvironment(
+        var environment = CheckEnvironment(
             devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots,
             schedules: snapshotSchedules)
+        environment.pinned = backends
+        return environment
     }
 }

@@ -19,6 +19,13 @@ enum CheckReportView {
                         .object([
                             ("kind", .string(blocker.kind.rawValue)), ("bytes", .uint(blocker.bytes)),
                             ("detail", .string(blocker.detail)),
+                            (
+                                "pinned_files",
+                                .array(
+                                    blocker.pinnedFiles.map { file in
+                                        .object(PinnedColumns.all.map { ($0.key, $0.json(file)) })
+                                    })
+                            ),
                         ])
                     })
             ),
@@ -93,6 +100,7 @@ enum CheckReportView {
                 lines.append(
                     "  \(blocker.kind.rawValue)" + (blocker.bytes.map { " (\(ByteSize.format($0)))" } ?? "")
                         + ": \(blocker.detail)")
+                lines += pinnedLines(blocker.pinnedFiles)
             }
         }
         if !report.remedies.isEmpty {
@@ -115,6 +123,20 @@ enum CheckReportView {
             lines += report.notes.map { "  \($0)" }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The largest files only the snapshots in the way hold, each by its path through
+    /// the snapshot it is named in (`carve snapshots pinned` lists them all).
+    static func pinnedLines(_ files: [PinnedFile]) -> [String] {
+        guard !files.isEmpty else { return [] }
+        let sizes = files.map { ByteSize.format($0.bytes) }
+        let width = sizes.map(\.count).max() ?? 0
+        return ["      the largest files only they hold:"]
+            + zip(sizes, files).map { size, file in
+                let path = file.path.map { file.namedIn.path + "/" + $0 } ?? file.displayPath
+                return "        " + String(repeating: " ", count: width - size.count) + size + " "
+                    + escapedForTable(path)
+            }
     }
 
     /// Each timer with the commands that pause it and resume it, as `tmutil disable`/`enable`.

@@ -4,13 +4,17 @@ import ArgumentParser
 struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshots",
-        abstract: "List, delete and thin btrfs snapshots (snapper, timeshift, btrbk, plain).",
+        abstract: "List, delete and thin btrfs snapshots (snapper, timeshift, btrbk, plain), and see what they pin.",
         discussion: """
             Examples:
               $ carve snapshots list /
               $ carve snapshots thin / --free 20G --dry-run
               $ carve snapshots delete root:3-17 --dry-run
+              $ carve snapshots pinned root:3-17
             """,
-        subcommands: [SnapshotsListCommand.self, SnapshotsDeleteCommand.self, SnapshotsThinCommand.self]
+        subcommands: [
+            SnapshotsListCommand.self, SnapshotsDeleteCommand.self, SnapshotsThinCommand.self,
+            SnapshotsPinnedCommand.self,
+        ]
     )
 }

@@ -23,30 +23,13 @@ struct SnapshotsDeleteCommand: ParsableCommand {
             """
     )
 
-    @Argument(
-        help: ArgumentHelp("Snapshots to delete: paths, CONFIG:NUMBER or CONFIG:FIRST-LAST.", valueName: "snapshot"),
-        completion: .snapshot)
-    var snapshots: [String] = []
-
-    @Option(
-        name: .customLong("id"), help: ArgumentHelp("A snapshot by btrfs subvolume id (repeatable).", valueName: "id"))
-    var ids: [UInt64] = []
-
-    @Option(
-        name: .customLong("filesystem"),
-        help: ArgumentHelp(
-            "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).",
-            valueName: "path"),
-        completion: .btrfsMountpoint)
-    var filesystems: [String] = []
-
+    @OptionGroup var named: NamedSnapshotsOptions
     @OptionGroup(title: "Selection") var selection: SelectionOptions
     @OptionGroup var deletion: DeletionOptions
 
     func run() throws {
         let flow = try DeletionFlow(options: deletion)
-        var request = try DeleteRequest(
-            names: snapshots, ids: ids, filesystems: filesystems, selection: selection.selection())
+        var request = try named.request(selection.selection())
         request.sizes = deletion.sizes ?? .auto
         // A prompt, a dry run, JSON and --wait show the estimate; --yes alone prints none.
         request.estimateWanted =

@@ -47,6 +47,15 @@ struct DeletionFlow {
         try finish(view)
     }
 
+    /// `--dry-run --pinned`: what only the snapshots to delete hold, per filesystem, read
+    /// with the plan's extent maps (scanned here when the plan used quota sizes).
+    private func pinnedSets(_ view: DeletionReportView) throws -> [PinnedSet]? {
+        guard options.pinned, view.dryRun else { return nil }
+        return try ScanProgressLine.around(services) {
+            try PinnedSet.sets(of: view.plan.toDelete, exact: view.plan.exactSizes, reader: services.backends)
+        }
+    }
+
     private func hooks(_ progress: ProgressBar) -> DeletionSession.Hooks {
         let (output, options, deletion, services) = (output, options, deletion, services)
         // Read once: an option's property wrapper costs a lookup on every access.
@@ -87,10 +96,14 @@ struct DeletionFlow {
 
     /// Prints the result on stdout (and the plan, for a dry run) and ends with the exit status.
     private func finish(_ view: DeletionReportView) throws {
+        let pinned = try pinnedSets(view)
         if options.json {
-            output.line(view.json().rendered())
+            output.line(view.json(pinned: pinned).rendered())
         } else if !options.report.quiet {
             if view.dryRun || view.plan.toDelete.isEmpty { output.write(view.planText()) }
+            if let pinned, !pinned.isEmpty {
+                output.write("Files only the snapshots to delete hold:\n" + PinnedFilesView().text(pinned))
+            }
             output.line(view.summaryText())
         }
         let status =

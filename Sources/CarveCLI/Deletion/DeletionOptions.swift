@@ -56,6 +56,14 @@ struct DeletionOptions: ParsableArguments {
             valueName: "n"))
     var maxCount: Int?
 
+    @Flag(
+        help: ArgumentHelp(
+            "With --dry-run: also list the files only the snapshots to delete hold, largest first, as 'carve snapshots pinned' does.",
+            discussion:
+                "The first \(PinnedFilesView.screenful) files in the text (every file in JSON, under \"pinned\"); they add up to the exact data reclaim. Reads the trees of the snapshots to delete; needs exact sizes, which it reads when quota sizes were used."
+        ))
+    var pinned = false
+
     @Flag(help: "Also write one audit line per deleted snapshot to syslog.")
     var syslog = false
 
@@ -96,6 +104,9 @@ struct DeletionOptions: ParsableArguments {
             throw UsageError("invalid value '\(lockTimeout)' for --lock-timeout: must be 0 or more seconds")
         }
         if dryRun && wait { throw UsageError("--dry-run and --wait conflict: a dry run deletes nothing to wait for") }
+        if pinned && !dryRun {
+            throw UsageError("--pinned goes with --dry-run: it shows what the plan would free, file by file")
+        }
         try DeletionLimit.check(maxCount)
     }
 }

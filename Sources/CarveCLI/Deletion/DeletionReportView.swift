@@ -139,6 +139,12 @@ struct DeletionReportView {
             SnapshotRow(snapshot.subvolume, in: listing, timeZone: Services.current.clock.timeZone))
     }
 
+    /// The JSON report, with `"pinned"` (as `snapshots pinned --json` has it) after `--pinned`.
+    func json(pinned: [PinnedSet]?) -> JSONValue {
+        guard let pinned, case .object(let members) = json() else { return json() }
+        return .object(members + [("pinned", .object([PinnedFilesView().json(pinned)]))])
+    }
+
     func json() -> JSONValue {
         let failed: [JSONValue] = (report?.notDone ?? []).map { outcome in
             .object([

@@ -18,7 +18,7 @@ public enum CarveMain {
             let bulk = BulkSnapshotNames.setApart(arguments)
             var command = try CarveCommand.parseAsRoot(bulk?.arguments ?? arguments)
             if let names = bulk?.names, var delete = command as? SnapshotsDeleteCommand {
-                delete.snapshots = names
+                delete.named.snapshots = names
                 command = delete
             }
             try command.run()

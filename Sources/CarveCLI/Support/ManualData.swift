@@ -32,7 +32,8 @@ public enum ManualData {
     static let pageExitStatuses: [(String, [ExitStatus])] = [
         ("carve-devices", DevicesCommand.exitStatuses), ("carve-snapshots-list", SnapshotsListCommand.exitStatuses),
         ("carve-snapshots-delete", SnapshotsDeleteCommand.exitStatuses),
-        ("carve-snapshots-thin", SnapshotsThinCommand.exitStatuses), ("carve-check", CheckCommand.exitStatuses),
+        ("carve-snapshots-thin", SnapshotsThinCommand.exitStatuses),
+        ("carve-snapshots-pinned", SnapshotsPinnedCommand.exitStatuses), ("carve-check", CheckCommand.exitStatuses),
     ]
 
     /// A listing's columns, as `--output` names them, with their JSON keys.

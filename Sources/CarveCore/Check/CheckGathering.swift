@@ -7,6 +7,8 @@ public struct CheckEnvironment: Sendable {
     public var snapshots: any SnapshotListing
     /// The timers and cron jobs that take snapshots; nil reads none.
     public var schedules: (any SnapshotScheduleReader)?
+    /// Which files the snapshots in the way hold; nil names none.
+    public var pinned: (any PinnedFileReading)? = nil
 
     public init(
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
@@ -22,8 +24,10 @@ public enum Check {
     public static func run(
         device path: String, operation: CheckOperation, in environment: CheckEnvironment
     ) throws -> CheckReport {
-        let (report, subject) = try plan(device: path, operation: operation, in: environment)
-        guard let subject, let reader = environment.schedules else { return report }
+        let (planned, subject) = try plan(device: path, operation: operation, in: environment)
+        guard let subject else { return planned }
+        let report = withPinnedFiles(planned, of: subject, reader: environment.pinned)
+        guard let reader = environment.schedules else { return report }
         return try withTimers(report, of: subject, reader: reader, mounts: environment.mounts.mounts())
     }
 
@@ -83,6 +87,31 @@ public enum Check {
             for: subject.mountpoints, uuid: subject.device.properties.uuid, mounts: mounts, in: reader.schedules())
         report.timers = found.timers
         if !found.timers.isEmpty { report.notes += found.notes }
+        return report
+    }
+
+    /// How many of the files the snapshots in the way hold the report names: the few
+    /// that pin most of the space, so that deleting them is an informed choice.
+    static let pinnedFilesNamed = 5
+
+    /// The snapshots blocker with the files that pin most of its space; a note when
+    /// they cannot be read (the blocker stands as it is).
+    static func withPinnedFiles(
+        _ report: CheckReport, of subject: ShrinkSubject, reader: (any PinnedFileReading)?
+    ) -> CheckReport {
+        guard let reader, let listing = subject.snapshots,
+            let index = report.blockers.firstIndex(where: { $0.kind == .snapshots && !$0.snapshotIDs.isEmpty })
+        else { return report }
+        var report = report
+        do {
+            let pinned = try reader.pinnedFiles(
+                of: report.blockers[index].snapshotIDs, on: listing.filesystem, exact: listing.exact)
+            let named = pinned.naming(from: listing.subvolumes, on: listing.filesystem)
+            report.blockers[index].pinnedFiles = Array(named.files.prefix(pinnedFilesNamed))
+        } catch {
+            let reason = (error as? any ReportableError)?.message ?? "\(error)"
+            report.notes.append("cannot name the files the snapshots in the way hold: \(reason)")
+        }
         return report
     }
 

@@ -59,6 +59,10 @@ public struct Blocker: Sendable, Hashable, Codable {
     /// Bytes it stands for (how much too big, how much is pinned); nil when not a size.
     public var bytes: UInt64?
     public var detail: String
+    /// `snapshots`: the subvolume ids of the snapshots it names.
+    public var snapshotIDs: [UInt64] = []
+    /// `snapshots`: the files that pin most of their space, largest first (`carve snapshots pinned`).
+    public var pinnedFiles: [PinnedFile] = []
     public init(_ kind: Kind, bytes: UInt64? = nil, detail: String) {
         self.kind = kind; self.bytes = bytes; self.detail = detail
     }

@@ -59,11 +59,11 @@ struct SnapshotsInTheWay {
         }
         let freed = self.freed(by: chosen)
         let names = chosen.map(displayName).joined(separator: ", ")
-        report.blockers.append(
-            Blocker(
-                .snapshots, bytes: freed,
-                detail: "\(chosen.count) snapshot(s) pin \(ByteSize.format(freed)) the shrink needs: \(names)"
-            ))
+        var blocker = Blocker(
+            .snapshots, bytes: freed,
+            detail: "\(chosen.count) snapshot(s) pin \(ByteSize.format(freed)) the shrink needs: \(names)")
+        blocker.snapshotIDs = chosen.map(\.id)
+        report.blockers.append(blocker)
         report.remedies.append(
             Remedy(
                 command:

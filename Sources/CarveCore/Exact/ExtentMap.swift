@@ -108,21 +108,27 @@ public struct ExtentMap: Sendable {
     /// On-disk bytes that deleting every subvolume in `ids` together frees: the
     /// extents referenced by members of the set only. Ids the map does not know are ignored.
     public func reclaim(deleting ids: some Sequence<UInt64>) -> UInt64 {
+        var total: UInt64 = 0
+        forEachExtent(onlyIn: ids) { key, _ in total += key.diskBytes }
+        return total
+    }
+
+    /// Every extent that only members of `ids` reference, with its set: what `reclaim`
+    /// counts, one extent at a time (`PinnedExtents` finds the files they belong to).
+    func forEachExtent(onlyIn ids: some Sequence<UInt64>, _ body: (ExtentKey, SubvolumeSet) -> Void) {
         // prefix[i] counts members among indices below i, so a run lies inside the
         // set exactly when the count over it equals its length.
         var member = [Bool](repeating: false, count: subvolumeIDs.count)
         for id in ids { if let index = indices[id] { member[Int(index)] = true } }
         var prefix = [Int](repeating: 0, count: member.count + 1)
         for index in member.indices { prefix[index + 1] = prefix[index] + (member[index] ? 1 : 0) }
-        var total: UInt64 = 0
         forEachExtent { key, set in
             var inside = true
             set.forEachRun { lower, upper in
                 if prefix[Int(upper) + 1] - prefix[Int(lower)] != Int(upper - lower) + 1 { inside = false }
             }
-            if inside { total += key.diskBytes }
+            if inside { body(key, set) }
         }
-        return total
     }
 
     /// What deleting `order` one after another frees: element k is the reclaim of

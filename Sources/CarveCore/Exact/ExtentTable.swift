@@ -97,6 +97,12 @@ struct ExtentTable: Sendable {
         return found >= 0 ? sets[found] : nil
     }
 
+    /// Where `key` is in `keys`, or nil when the table does not hold it.
+    func index(of key: ExtentKey) -> Int? {
+        let found = position(of: key)
+        return found >= 0 ? found : nil
+    }
+
     /// The position of `key` in `keys`, or -(empty slot + 1) where it would go.
     private func position(of key: ExtentKey) -> Int {
         let count = slots.count

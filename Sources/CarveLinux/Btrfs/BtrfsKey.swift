@@ -17,6 +17,10 @@ enum BtrfsKey {
     static let lastFreeObjectID = UInt64.max - 255
     // Item types.
     static let inodeItem = UInt32(BTRFS_INODE_ITEM_KEY)
+    /// A file's name in one directory (offset: the directory's inode), and when a
+    /// directory holds too many of its names for one item, the extended form.
+    static let inodeRef = UInt32(BTRFS_INODE_REF_KEY)
+    static let inodeExtref = UInt32(BTRFS_INODE_EXTREF_KEY)
     static let fileExtent = UInt32(BTRFS_EXTENT_DATA_KEY)
     static let rootItem = UInt32(BTRFS_ROOT_ITEM_KEY)
     static let rootBackref = UInt32(BTRFS_ROOT_BACKREF_KEY)
