@@ -82,6 +82,81 @@ struct ExtentTable: Sendable {
         for key in references where key.diskBytenr != 0 { insert(key, member: member) }
     }
 
+    /// As `insert(_:member:)`, counting in `repeated` each reference to an extent
+    /// `member` already had (a writable tree's reflinks, whose state is kept).
+    mutating func insert(
+        _ references: UnsafeBufferPointer<ExtentKey>, member: UInt32, repeated: inout [ExtentKey: UInt32]
+    ) {
+        for key in references where key.diskBytenr != 0 {
+            let found = position(of: key)
+            if found < 0 {
+                store(key, set: SubvolumeSet(member))
+            } else if !sets[found].insert(member) {
+                repeated[key, default: 0] += 1
+            }
+        }
+    }
+
+    /// Takes `member` out of the set of `key`, and the extent out when no member is
+    /// left; false when `member` did not reference it.
+    mutating func remove(_ key: ExtentKey, member: UInt32) -> Bool {
+        let found = position(of: key)
+        guard found >= 0 else { return false }
+        switch sets[found].remove(member) {
+        case false?: return false
+        case true?: return true
+        case nil:
+            removeExtent(at: found)
+            return true
+        }
+    }
+
+    /// Whether `member` references `key`.
+    func contains(_ key: ExtentKey, member: UInt32) -> Bool {
+        let found = position(of: key)
+        return found >= 0 && sets[found].contains(member)
+    }
+
+    /// Removes the extent at `position`: its slot by backward shift (linear probing
+    /// keeps no tombstones), then the last extent moved into its place.
+    private mutating func removeExtent(at position: Int) {
+        let count = slots.count
+        var hole = Self.slot(keys[position].diskBytenr, count: count)
+        while Int(slots[hole].stored) - 1 != position {
+            hole += 1
+            if hole == count { hole = 0 }
+        }
+        var next = hole
+        while true {
+            next += 1
+            if next == count { next = 0 }
+            let probe = slots[next]
+            if probe.stored == 0 { break }
+            let home = Self.slot(keys[Int(probe.stored) - 1].diskBytenr, count: count)
+            // The entry at `next` may move back into the hole unless its home lies
+            // cyclically in (hole, next].
+            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if !stays {
+                slots[hole] = probe
+                hole = next
+            }
+        }
+        slots[hole] = Slot()
+        let last = keys.count - 1
+        if position != last {
+            var moved = Self.slot(keys[last].diskBytenr, count: count)
+            while Int(slots[moved].stored) - 1 != last {
+                moved += 1
+                if moved == count { moved = 0 }
+            }
+            slots[moved].stored = UInt32(position + 1)
+            keys[position] = keys[last]
+            sets[position] = sets[last]
+        }
+        keys.removeLast()
+        sets.removeLast()
+    }
+
     /// Stores `set` as the whole set of `key` (decoding).
     mutating func store(_ key: ExtentKey, set: SubvolumeSet) {
         let found = position(of: key)
