@@ -51,6 +51,7 @@ extension Services {
         services.localeIsUTF8 = LocaleCharset.isUTF8 { name in getenv(name).map { String(cString: $0) } }
         services.owners = OwnerRooms(host: host)
         services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
+        services.backends.register(ZFSBackend(mountTable: mounts, host: host), for: .zfs)
         return services
     }
 }

@@ -118,22 +118,28 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
-    /// Deletes the snapshots one after another, going on past failures; a signal stops the
-    /// run between two snapshots. `flag` is the run's one cancellation flag: a signal while waiting between two
-    /// batches of `--until-available` still stops the run.
+    /// Deletes the snapshots one after another (a batch at a time where one call deletes
+    /// several), going on past failures; a signal stops the run between two. `flag` is the
+    /// run's one cancellation flag: a signal while waiting between two batches of
+    /// `--until-available` still stops the run.
     func delete(_ plan: DeletionPlan, _ hooks: Hooks, _ flag: CancellationFlag) -> DeletionReport {
         let deleter = SnapshotDeleter(backend: backend, rules: rules, owners: owners)
         let snapshots = plan.toDelete
         var report = DeletionReport()
-        for (index, snapshot) in snapshots.enumerated() {
+        var index = 0
+        while index < snapshots.count {
             if flag.isCancelled {
                 report.interrupted = true
                 report.notAttempted = Array(snapshots[index...])
                 break
             }
-            let outcome = deleter.delete(snapshot)
-            report.outcomes.append(outcome)
-            hooks.outcome(outcome, index + 1, snapshots.count)
+            // Snapshots one call deletes together (a ZFS dataset's): see `SnapshotDeleter.delete(batch:)`.
+            let end = deleter.batchEnd(of: snapshots, from: index)
+            for outcome in deleter.delete(batch: snapshots[index..<end]) {
+                report.outcomes.append(outcome)
+                index += 1
+                hooks.outcome(outcome, index, snapshots.count)
+            }
         }
         // A signal during the last deletion still interrupts the run as the user asked.
         if flag.isCancelled { report.interrupted = true }

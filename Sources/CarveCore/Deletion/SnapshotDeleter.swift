@@ -11,7 +11,10 @@ public struct PlannedSnapshot: Sendable, Hashable {
 
     /// How the snapshot is named in messages: its mounted path, or its path from the
     /// top level as btrfs-progs writes it.
-    public var displayPath: String { subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path }
+    public var displayPath: String {
+        // A ZFS snapshot goes by its ZFS name, however it is mounted.
+        filesystem.kind == .zfs ? subvolume.path : subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path
+    }
     /// Identifies the snapshot across listings: the filesystem and the subvolume id.
     public var key: SnapshotKey { SnapshotKey(filesystem: filesystem.uuid, id: subvolume.id) }
 }
@@ -145,7 +148,7 @@ public struct SnapshotDeleter: Sendable {
         return outcome
     }
 
-    private func reportable(_ error: any Error, _ snapshot: PlannedSnapshot) -> any ReportableError {
+    func reportable(_ error: any Error, _ snapshot: PlannedSnapshot) -> any ReportableError {
         if let error = error as? any ReportableError { return error }
         return RuntimeError("cannot delete snapshot \(snapshot.displayPath): \(error)")
     }

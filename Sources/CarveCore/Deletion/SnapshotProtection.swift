@@ -33,6 +33,8 @@ public enum Protection: Sendable, Hashable {
     case beingSent
     /// A swap file inside it is active: btrfs refuses with EPERM until `swapoff`.
     case activeSwapFile(String)
+    /// ZFS refuses to destroy it: a hold, a clone, a send (see `ZFSRefusal`).
+    case zfs(ZFSRefusal)
 
     /// One phrase, as printed after "protected: " or "cannot delete …: ".
     public var reason: String {
@@ -54,6 +56,7 @@ public enum Protection: Sendable, Hashable {
         case .chainParent(let why): "\(why) (use --break-chains)"
         case .beingSent: "a btrfs send is reading it (a backup in progress): delete it once the send ends"
         case .activeSwapFile(let file): "it holds the active swap file \(file) (swapoff it first)"
+        case .zfs(let refusal): refusal.reason
         }
     }
 }
@@ -100,6 +103,7 @@ public struct DeletionRules: Sendable {
         if let owner = SnapshotOwners.owner(subvolume.metadata.manager) {
             found += owner.protections(of: subvolume, rules: self)
         }
+        found += ZFSRefusal.of(subvolume.zfs).map(Protection.zfs)
         if subvolume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
         if let chain = subvolume.chainParent, !breakChains { found.append(.chainParent(chain)) }
         if subvolume.isCloneInUse && !named { found.append(.cloneInUse) }

@@ -10,11 +10,11 @@ public struct SnapshotClassifier: Sendable {
 
     /// What owners read while recognising (files, time zone, their settings).
     public var context: OwnerContext
-    /// The owners asked, in order (`SnapshotOwners.all`), each with its path hints, read
+    /// The owners asked, in order (`SnapshotOwners.all` of the filesystem's kind), each with its path hints, read
     /// once here: asking each owner for them per subvolume built an array every time.
     private let owners: [(owner: any SnapshotOwner, hints: [StaticString])]
 
-    public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all) {
+    public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all(for: .btrfs)) {
         self.context = context; self.owners = owners.map { ($0, $0.pathHints) }
     }
 

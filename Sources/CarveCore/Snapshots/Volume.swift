@@ -50,6 +50,8 @@ public struct Volume: Sendable, Hashable, Codable {
     /// directory created, removed, renamed, written or its attributes changed; reading,
     /// which moves only atimes, does not count): a clone in use, not a backup.
     public var changedSinceTaken = false
+    /// A ZFS snapshot's holds, clones and sends; nil on other filesystems.
+    public var zfs: ZFSFacts? = nil
 
     public init(
         id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,

@@ -10,6 +10,9 @@ public protocol SnapshotListing: Sendable {
     /// The filesystem of this kind holding `path`; a `RuntimeError` naming the path and
     /// its filesystem type when it is not of this kind, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> Filesystem
+    /// True when `name` is this backend's own kind of name rather than a path (ZFS's
+    /// `pool/dataset@snapshot`): it is then read as such, relative or not.
+    func claims(_ name: String) -> Bool
     /// The filesystem among `filesystems` and the volume `path` lands in, in one system
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.
@@ -26,6 +29,8 @@ public protocol SnapshotListing: Sendable {
 }
 
 extension SnapshotListing {
+    public func claims(_ name: String) -> Bool { false }
+
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {

@@ -1,0 +1,81 @@
+/// Deleting several snapshots in one call where the filesystem can (ZFS's `zfs destroy
+/// fs@a,b,c`), without going round the rules: the batch's current state is read in one
+/// call right before it, every rule is applied to each snapshot of it as `delete` applies
+/// them to one, and only those that pass go in the call. Between that read and the call
+/// ZFS itself refuses what it protects (a hold, a clone, a send taken meanwhile: the
+/// batch is then tried one by one for ZFS's reason); the holders are looked at again
+/// per snapshot (`recheck`), as for one.
+extension SnapshotDeleter {
+    /// At most this many snapshots go in one batch: a signal stops the run between two,
+    /// and the progress moves at least this often.
+    static let batchLimit = 256
+
+    /// The end (exclusive) of the batch starting at `start`: the snapshots after it on the
+    /// same filesystem with the same batch key, that no owner marks or keeps files for.
+    func batchEnd(of snapshots: [PlannedSnapshot], from start: Int) -> Int {
+        guard let batches = backend as? any SnapshotBatchDeleting, isBatchable(snapshots[start]),
+            let key = batches.batchKey(of: snapshots[start].subvolume, on: snapshots[start].filesystem)
+        else { return start + 1 }
+        var end = start + 1
+        while end < snapshots.count, end - start < Self.batchLimit, isBatchable(snapshots[end]),
+            snapshots[end].filesystem.uuid == snapshots[start].filesystem.uuid,
+            batches.batchKey(of: snapshots[end].subvolume, on: snapshots[end].filesystem) == key
+        {
+            end += 1
+        }
+        return end
+    }
+
+    /// An owner that marks its directory or keeps metadata beside the snapshot has its
+    /// snapshots deleted one at a time, by `delete`.
+    private func isBatchable(_ snapshot: PlannedSnapshot) -> Bool {
+        snapshot.subvolume.metadata.metadataPath == nil
+            && SnapshotOwners.owner(snapshot.subvolume.metadata.manager)?.marksDeletion != true
+    }
+
+    /// Deletes a batch made by `batchEnd`: one outcome per snapshot, in order.
+    public func delete(batch: ArraySlice<PlannedSnapshot>) -> [DeletionOutcome] {
+        guard batch.count > 1, let batches = backend as? any SnapshotBatchDeleting, let first = batch.first else {
+            return batch.map(delete)
+        }
+        let filesystem = first.filesystem
+        let states: [Volume?]
+        do {
+            states = try batches.currentStates(of: batch.map(\.subvolume), on: filesystem)
+        } catch {
+            return batch.map { DeletionOutcome(snapshot: $0, result: .failed(reportable(error, $0))) }
+        }
+        var outcomes: [DeletionOutcome?] = []
+        var eligible: [(position: Int, current: Volume)] = []
+        for (position, snapshot) in batch.enumerated() {
+            guard let current = states[position] else {
+                outcomes.append(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
+                continue
+            }
+            let protections = rules.protections(of: current, on: filesystem, named: snapshot.named, recheck: true)
+            if protections.isEmpty {
+                eligible.append((position, current))
+                outcomes.append(nil)
+            } else {
+                outcomes.append(DeletionOutcome(snapshot: snapshot, result: .refused(protections)))
+            }
+        }
+        let errors = eligible.isEmpty ? [] : batches.deleteSubvolumes(eligible.map(\.current), on: filesystem)
+        for (index, entry) in eligible.enumerated() {
+            let snapshot = batch[batch.startIndex + entry.position]
+            outcomes[entry.position] = DeletionOutcome(snapshot: snapshot, result: result(of: errors[index], snapshot))
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// What a deletion call's error means for the snapshot, as `delete` reads it.
+    private func result(of error: (any Error)?, _ snapshot: PlannedSnapshot) -> DeletionOutcome.Result {
+        switch error {
+        case nil: .deleted
+        case let error as SystemCallError where error.errno == Errno.ENOENT: .alreadyGone
+        case let refusal as RefusedByFilesystem: .refused([refusal.protection])
+        case let error as SystemCallError: .failedToDelete(error)
+        case let error?: .failed(reportable(error, snapshot))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// The smaller outputs of `zfs` and `zpool` carve reads, each in the scriptable form
+/// OpenZFS documents (`-H`: tab-separated, no header; `-p`: exact numbers).
+public enum ZFSCommandOutput {
+    /// `zfs holds -H SNAPSHOT…`: `NAME\tTAG\tTIMESTAMP` per hold (`zfs_main.c`,
+    /// `print_holds`); the tags of each snapshot, in the order printed.
+    public static func holds(_ text: String) throws(ParseError) -> [String: [String]] {
+        var tags: [String: [String]] = [:]
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            if line.isEmpty { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0].contains("@"), !fields[1].isEmpty else {
+                throw ParseError(tool: "zfs holds -H", reason: "line \(number) is not NAME, TAG and TIMESTAMP")
+            }
+            tags[String(fields[0]), default: []].append(String(fields[1]))
+        }
+        return tags
+    }
+
+    /// What `zfs destroy -n -v -p DATASET@a,b,…` says it would do: `destroy\tNAME` per
+    /// snapshot and one `reclaim\tBYTES` (`zfs_main.c`, `zfs_do_destroy`).
+    public struct DryRun: Sendable, Hashable {
+        public var destroyed: [String]
+        /// Bytes the whole set frees together (`lzc_snaprange_space` over each run of
+        /// consecutive snapshots: exact for the set).
+        public var reclaim: UInt64
+    }
+
+    public static func destroyDryRun(_ text: String) throws(ParseError) -> DryRun {
+        var destroyed: [String] = []
+        var reclaim: UInt64?
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            if line.isEmpty { continue }
+            let fields = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            switch fields.count == 2 ? fields[0] : "" {
+            case "destroy": destroyed.append(String(fields[1]))
+            case "reclaim":
+                guard reclaim == nil, let bytes = UInt64(fields[1]) else {
+                    throw ParseError(tool: "zfs destroy -nvp", reason: "line \(number): a second or bad reclaim")
+                }
+                reclaim = bytes
+            default:
+                throw ParseError(tool: "zfs destroy -nvp", reason: "line \(number) is neither destroy nor reclaim")
+            }
+        }
+        guard let reclaim else { throw ParseError(tool: "zfs destroy -nvp", reason: "no reclaim line") }
+        return DryRun(destroyed: destroyed, reclaim: reclaim)
+    }
+
+    /// One imported pool as `zpool list -H -o name,guid,health` reports it.
+    public struct Pool: Sendable, Hashable {
+        public var name: String
+        public var guid: String
+        /// ONLINE, DEGRADED, FAULTED, OFFLINE, UNAVAIL, REMOVED or SUSPENDED.
+        public var health: String
+        /// True when its datasets can be read: a suspended or faulted pool makes `zfs`
+        /// wait or fail, so it is left out of a listing.
+        public var isReadable: Bool { health == "ONLINE" || health == "DEGRADED" }
+    }
+
+    public static func pools(_ text: String) throws(ParseError) -> [Pool] {
+        var pools: [Pool] = []
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            if line.isEmpty { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("/"), UInt64(fields[1]) != nil,
+                !fields[2].isEmpty
+            else { throw ParseError(tool: "zpool list -H", reason: "line \(number) is not NAME, GUID and HEALTH") }
+            pools.append(Pool(name: String(fields[0]), guid: String(fields[1]), health: String(fields[2])))
+        }
+        return pools
+    }
+
+    /// `zpool get -H -p -o value freeing POOL`: the bytes a destroy has yet to free.
+    public static func freeing(_ text: String) throws(ParseError) -> UInt64 {
+        let value = text.split(separator: "\n").first.map(String.init) ?? ""
+        guard let bytes = UInt64(value) else {
+            throw ParseError(tool: "zpool get freeing", reason: "'\(value)' is not a byte count")
+        }
+        return bytes
+    }
+}
