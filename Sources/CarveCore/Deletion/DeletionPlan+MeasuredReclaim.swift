@@ -17,9 +17,13 @@ extension DeletionPlan {
             do {
                 if let measured = try measuring.measuredReclaim(of: part.map(\.subvolume), on: part[0].filesystem) {
                     measuredReclaims[uuid] = MeasuredPart(count: part.count, bytes: measured.bytes)
-                    notes.append("\(name): \(part.count) snapshot(s) free \(ByteSize.format(measured.bytes)) together, from \(measured.source)")
+                    notes.append(
+                        "\(name): \(part.count) snapshot(s) free \(ByteSize.format(measured.bytes)) together, from \(measured.source)"
+                    )
                 } else {
-                    notes.append("\(name): this zfs has no dry run of a destroy (zfs destroy -n): what the snapshots free is a lower bound, the sum of their used")
+                    notes.append(
+                        "\(name): this zfs has no dry run of a destroy (zfs destroy -n): what the snapshots free is a lower bound, the sum of their used"
+                    )
                 }
             } catch let error as any ReportableError {
                 notes.append("warning: \(name): cannot measure what the snapshots free: \(error.message)")

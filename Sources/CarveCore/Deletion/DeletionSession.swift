@@ -126,19 +126,25 @@ public struct DeletionSession {
         let deleter = SnapshotDeleter(backend: backend, rules: rules, owners: owners)
         let snapshots = plan.toDelete
         var report = DeletionReport()
-        var index = 0
-        while index < snapshots.count {
+        // Snapshots one call deletes together (a ZFS dataset's) go as one batch: see
+        // `SnapshotDeleter.batch`. `taken`: tried already, in this batch or an earlier one.
+        var taken = [Bool](repeating: false, count: snapshots.count)
+        var head = 0
+        while head < snapshots.count {
+            if taken[head] {
+                head += 1
+                continue
+            }
             if flag.isCancelled {
                 report.interrupted = true
-                report.notAttempted = Array(snapshots[index...])
+                report.notAttempted = snapshots.indices.filter { $0 >= head && !taken[$0] }.map { snapshots[$0] }
                 break
             }
-            // Snapshots one call deletes together (a ZFS dataset's): see `SnapshotDeleter.delete(batch:)`.
-            let end = deleter.batchEnd(of: snapshots, from: index)
-            for outcome in deleter.delete(batch: snapshots[index..<end]) {
+            let batch = deleter.batch(of: snapshots, from: head, skipping: taken)
+            for position in batch { taken[position] = true }
+            for outcome in deleter.delete(batch: batch.map { snapshots[$0] }) {
                 report.outcomes.append(outcome)
-                index += 1
-                hooks.outcome(outcome, index, snapshots.count)
+                hooks.outcome(outcome, report.outcomes.count, snapshots.count)
             }
         }
         // A signal during the last deletion still interrupts the run as the user asked.

@@ -10,20 +10,26 @@ extension SnapshotDeleter {
     /// and the progress moves at least this often.
     static let batchLimit = 256
 
-    /// The end (exclusive) of the batch starting at `start`: the snapshots after it on the
-    /// same filesystem with the same batch key, that no owner marks or keeps files for.
-    func batchEnd(of snapshots: [PlannedSnapshot], from start: Int) -> Int {
+    /// The positions of the batch that starts at `start`: it, then the snapshots of the
+    /// same filesystem with the same batch key among the next untried ones (plan order
+    /// kept within the batch), so a dataset's snapshots go together although the plan
+    /// orders every dataset's snapshots by date. Only `start` when the backend cannot batch.
+    func batch(of snapshots: [PlannedSnapshot], from start: Int, skipping taken: [Bool]) -> [Int] {
         guard let batches = backend as? any SnapshotBatchDeleting, isBatchable(snapshots[start]),
             let key = batches.batchKey(of: snapshots[start].subvolume, on: snapshots[start].filesystem)
-        else { return start + 1 }
-        var end = start + 1
-        while end < snapshots.count, end - start < Self.batchLimit, isBatchable(snapshots[end]),
-            snapshots[end].filesystem.uuid == snapshots[start].filesystem.uuid,
-            batches.batchKey(of: snapshots[end].subvolume, on: snapshots[end].filesystem) == key
-        {
-            end += 1
+        else { return [start] }
+        var positions = [start]
+        // A window of the plan, so a batch never scans ten thousand snapshots for one more.
+        for position in (start + 1)..<min(snapshots.count, start + 4 * Self.batchLimit)
+        where positions.count < Self.batchLimit && !taken[position] {
+            let candidate = snapshots[position]
+            if candidate.filesystem.uuid == snapshots[start].filesystem.uuid, isBatchable(candidate),
+                batches.batchKey(of: candidate.subvolume, on: candidate.filesystem) == key
+            {
+                positions.append(position)
+            }
         }
-        return end
+        return positions
     }
 
     /// An owner that marks its directory or keeps metadata beside the snapshot has its
@@ -33,8 +39,8 @@ extension SnapshotDeleter {
             && SnapshotOwners.owner(snapshot.subvolume.metadata.manager)?.marksDeletion != true
     }
 
-    /// Deletes a batch made by `batchEnd`: one outcome per snapshot, in order.
-    public func delete(batch: ArraySlice<PlannedSnapshot>) -> [DeletionOutcome] {
+    /// Deletes a batch made by `batch(of:from:skipping:)`: one outcome per snapshot, in order.
+    public func delete(batch: [PlannedSnapshot]) -> [DeletionOutcome] {
         guard batch.count > 1, let batches = backend as? any SnapshotBatchDeleting, let first = batch.first else {
             return batch.map(delete)
         }
@@ -62,7 +68,7 @@ extension SnapshotDeleter {
         }
         let errors = eligible.isEmpty ? [] : batches.deleteSubvolumes(eligible.map(\.current), on: filesystem)
         for (index, entry) in eligible.enumerated() {
-            let snapshot = batch[batch.startIndex + entry.position]
+            let snapshot = batch[entry.position]
             outcomes[entry.position] = DeletionOutcome(snapshot: snapshot, result: result(of: errors[index], snapshot))
         }
         return outcomes.map { $0! }

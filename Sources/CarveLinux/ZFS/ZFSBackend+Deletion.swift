@@ -62,7 +62,8 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 2, fields[1] != "-" else { return nil }
-            var dataset = ZFSDataset(name: String(fields[0]), kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
+            var dataset = ZFSDataset(
+                name: String(fields[0]), kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
             dataset.origin = String(fields[1])
             return dataset
         }
@@ -81,7 +82,9 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
     /// refusal each is tried alone to learn which one ZFS refused and why.
     public func deleteSubvolumes(_ subvolumes: [Volume], on filesystem: Filesystem) -> [(any Error)?] {
         guard subvolumes.count > 1, (try? tool.currentDialect().snapshotLists) == true else {
-            return subvolumes.map { volume in Result { try deleteSubvolume(volume, on: filesystem, recursive: false) }.error }
+            return subvolumes.map { volume in
+                Result { try deleteSubvolume(volume, on: filesystem, recursive: false) }.error
+            }
         }
         var errors: [(any Error)?] = []
         for batch in Self.commaLists(subvolumes) {

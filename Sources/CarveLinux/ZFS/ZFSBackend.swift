@@ -131,7 +131,10 @@ public struct ZFSBackend: SnapshotBackend {
         let properties = dialect.listedProperties
         if dialect.listParsable {
             let text = try tool.output(
-                ["zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o", properties.joined(separator: ",")]
+                [
+                    "zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o",
+                    properties.joined(separator: ","),
+                ]
                     + arguments)
             return try ZFSListOutput.parseList(text, columns: properties)
         }

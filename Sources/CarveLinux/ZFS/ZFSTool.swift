@@ -28,7 +28,8 @@ public final class ZFSTool: Sendable {
     public static func system(_ arguments: [String]) throws -> Run? {
         guard ChildProcess.systemTool(arguments[0]) != nil else { return nil }
         let result = try ChildProcess.runTool(arguments, environment: ["LC_ALL": "C"])
-        return Run(status: result.status, stdout: ByteText.decode(result.stdout), stderr: ByteText.decode(result.stderr))
+        return Run(
+            status: result.status, stdout: ByteText.decode(result.stdout), stderr: ByteText.decode(result.stderr))
     }
 
     /// The run of `arguments`; `ZFSToolMissing` when the tool is not installed.
@@ -51,7 +52,8 @@ public final class ZFSTool: Sendable {
         // Each prints its usage on stderr and exits 2 when run without a command.
         let zfs = try run(["zfs"]), get = try run(["zfs", "get"]), zpool = try run(["zpool"])
         let detected = ZFSDialect.detect(
-            zfsUsage: zfs.stderr + zfs.stdout, getUsage: get.stderr + get.stdout, zpoolUsage: zpool.stderr + zpool.stdout)
+            zfsUsage: zfs.stderr + zfs.stdout, getUsage: get.stderr + get.stdout,
+            zpoolUsage: zpool.stderr + zpool.stdout)
         dialect.withLock { $0 = detected }
         return detected
     }

@@ -17,15 +17,20 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         register(backend, for: kind)
     }
 
-    /// A backend with every ability.
+    /// A backend with every ability; it replaces the kind's backend, if any.
     public mutating func register(_ backend: some SnapshotBackend, for kind: FilesystemKind) {
-        listers.append((kind, backend))
+        register(listingOnly: backend, for: kind)
         full[kind] = backend
     }
 
-    /// A backend that only lists.
+    /// A backend that only lists; it replaces the kind's backend, if any.
     public mutating func register(listingOnly backend: some SnapshotListing, for kind: FilesystemKind) {
-        listers.append((kind, backend))
+        if let index = listers.firstIndex(where: { $0.kind == kind }) {
+            listers[index] = (kind, backend)
+            full[kind] = nil
+        } else {
+            listers.append((kind, backend))
+        }
     }
 
     /// The lister of a filesystem kind.

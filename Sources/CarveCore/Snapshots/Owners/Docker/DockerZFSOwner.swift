@@ -10,7 +10,8 @@ struct DockerZFSOwner: SnapshotOwner {
     func mayOwn(_ path: OwnerPathBytes) -> Bool { path.last.buffer.count > 66 && path.path.contains("@") }
 
     func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
-        guard let (dataset, name) = ZFSSnapshotNames.split(place), !name.isEmpty, name.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+        guard let (dataset, name) = ZFSSnapshotNames.split(place), !name.isEmpty,
+            name.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
             let layer = dataset.split(separator: "/").last, Self.isLayerID(layer)
         else { return nil }
         return OwnerRecognition(ManagerMetadata(manager: manager, name: String(layer)))

@@ -13,7 +13,8 @@ struct SanoidOwner: SnapshotOwner {
         guard rest.dropFirst(19).first == "_", !type.isEmpty,
             let created = ZFSSnapshotNames.date(stamp, pattern: "YYYY-MM-DD_hh:mm:ss", zone: context.timeZone)
         else { return nil }
-        return OwnerRecognition(ManagerMetadata(manager: manager, name: String(name), type: String(type), created: created))
+        return OwnerRecognition(
+            ManagerMetadata(manager: manager, name: String(name), type: String(type), created: created))
     }
 }
 

@@ -28,7 +28,8 @@ struct SyncoidOwner: SnapshotOwner {
         guard stamp.dropLast(19).last == "_", !target.isEmpty,
             let created = ZFSSnapshotNames.date(date, pattern: "YYYY-MM-DD:hh:mm:ss", zone: zone)
         else { return nil }
-        return OwnerRecognition(ManagerMetadata(manager: manager, name: String(name), type: String(target), created: created))
+        return OwnerRecognition(
+            ManagerMetadata(manager: manager, name: String(name), type: String(target), created: created))
     }
 }
 
