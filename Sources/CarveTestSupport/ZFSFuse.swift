@@ -63,7 +63,9 @@ public final class ZFSFuse {
     /// The `zfs destroy` commands the pool's history records (zfs-fuse logs each one).
     public func destroyCommands(of pool: String) throws -> [String] {
         try Shell.check([Self.zpool, "history", pool]).split(separator: "\n")
-            .compactMap { line in line.firstRange(of: " zfs destroy ").map { String(line[$0.lowerBound...].dropFirst()) } }
+            .compactMap { line in
+                line.firstRange(of: " zfs destroy ").map { String(line[$0.lowerBound...].dropFirst()) }
+            }
     }
 
     /// Destroys the pools (with their mounts), stops the daemon by its PID, removes the files.

@@ -47,7 +47,9 @@ public final class ZFSTranscript: Sendable {
 
     /// Adds what `arguments` prints, after the entries it has for it.
     public func add(_ arguments: [String], status: Int32 = 0, stdout: String = "", stderr: String = "") {
-        state.withLock { $0.entries.append(Entry(arguments: arguments, run: .init(status: status, stdout: stdout, stderr: stderr))) }
+        state.withLock {
+            $0.entries.append(Entry(arguments: arguments, run: .init(status: status, stdout: stdout, stderr: stderr)))
+        }
     }
 
     /// The runner to hand `ZFSTool`.

@@ -68,7 +68,9 @@ struct ZFSFuseIntegrationTests {
             let rows = object?["snapshots"] as? [[String: Any]] ?? []
             let byPath = Dictionary(uniqueKeysWithValues: rows.map { ($0["path"] as? String ?? "", $0) })
             #expect(Set(byPath.keys) == everything)
-            for name in Self.auto { #expect(byPath["carvelist/auto@\(name)"]?["manager"] as? String == "zfs-auto-snapshot") }
+            for name in Self.auto {
+                #expect(byPath["carvelist/auto@\(name)"]?["manager"] as? String == "zfs-auto-snapshot")
+            }
             for name in Self.sanoid { #expect(byPath["carvelist/sanoid@\(name)"]?["manager"] as? String == "sanoid") }
             for name in Self.syncoid { #expect(byPath["carvelist/plain@\(name)"]?["manager"] as? String == "syncoid") }
             #expect(byPath["carvelist/plain@before upgrade"]?["manager"] as? String == "plain")
@@ -82,10 +84,12 @@ struct ZFSFuseIntegrationTests {
             #expect(byPath["carvelist/plain@\(Self.syncoid[0])"]?["chain_parent"] as? Bool == false)
             // used and referenced are zfs's own.
             let used = try Shell.check([ZFSFuse.zfs, "get", "-H", "-p", "-o", "value", "used", "carvelist/plain@held"])
-            #expect((held?["exclusive"] as? NSNumber)?.stringValue == used.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(
+                (held?["exclusive"] as? NSNumber)?.stringValue == used.trimmingCharacters(in: .whitespacesAndNewlines))
             // A dataset by name or by a path inside it lists its own snapshots alone.
             let plain = try carve("snapshots", "list", "carvelist/plain", "--output", "PATH", "--json")
-            let path = try carve("snapshots", "list", zfs.mountpoint(of: "carvelist") + "/plain", "--output", "PATH", "--json")
+            let path = try carve(
+                "snapshots", "list", zfs.mountpoint(of: "carvelist") + "/plain", "--output", "PATH", "--json")
             #expect(plain.status == 0 && plain.stdout == path.stdout)
             #expect(plain.stdout.contains("carvelist/plain@held") && !plain.stdout.contains("carvelist/auto@"))
         }
@@ -124,7 +128,8 @@ struct ZFSFuseIntegrationTests {
             // Two days of each series: zfs-auto-snapshot's daily and hourly labels, sanoid's
             // daily and hourly types, the plain snapshots (made today: the newest stays).
             let gone: Set<String> = [
-                "carvekeep/auto@\(Self.auto[0])", "carvekeep/auto@\(Self.auto[3])", "carvekeep/sanoid@\(Self.sanoid[0])",
+                "carvekeep/auto@\(Self.auto[0])", "carvekeep/auto@\(Self.auto[3])",
+                "carvekeep/sanoid@\(Self.sanoid[0])",
             ]
             #expect(try zfs.snapshots(of: "carvekeep") == names("carvekeep").subtracting(gone))
         }
@@ -141,7 +146,9 @@ struct ZFSFuseIntegrationTests {
         try ZFSFuse.with { zfs in
             let everything = try scenario(zfs, pool: "carvenamed")
             let held = try carve("snapshots", "delete", "carvenamed/plain@held", "--yes")
-            #expect(held.status == 1 && (held.stdout + held.stderr).contains("dataset is busy"), "\(held.stderr)\(held.stdout)")
+            #expect(
+                held.status == 1 && (held.stdout + held.stderr).contains("dataset is busy"),
+                "\(held.stderr)\(held.stdout)")
             let origin = try carve("snapshots", "delete", "carvenamed/plain@base", "--yes")
             #expect(origin.status == 1 && (origin.stdout + origin.stderr).contains("snapshot has dependent clones"))
             #expect(try zfs.snapshots(of: "carvenamed") == everything)
@@ -151,7 +158,9 @@ struct ZFSFuseIntegrationTests {
             #expect(try zfs.snapshots(of: "carvenamed") == everything.subtracting(["carvenamed/plain@before upgrade"]))
             // An unknown dataset or snapshot: bad input, with zfs's own words.
             let unknown = try carve("snapshots", "list", "carvenamed/nope")
-            #expect(unknown.status == 64 && unknown.stderr.contains("cannot open 'carvenamed/nope': dataset does not exist"))
+            #expect(
+                unknown.status == 64 && unknown.stderr.contains("cannot open 'carvenamed/nope': dataset does not exist")
+            )
             let missing = try carve("snapshots", "delete", "carvenamed/plain@nope", "--yes")
             #expect(missing.status == 64 && missing.stderr.contains("dataset does not exist"))
         }
@@ -166,5 +175,26 @@ struct ZFSFuseIntegrationTests {
         #expect(result.status == 0 || result.stderr.contains("no filesystem could be listed"))
         let named = try carve("snapshots", "list", "tank/home")
         #expect(named.status != 0)
+    }
+
+    @Test func checkOnAPoolsPartitionSaysItCannotShrink() throws {
+        // The loop disk outlives the daemon: the pool is destroyed before its device goes.
+        try withLoopDisk(size: "400M", sfdisk: "label: gpt\nsize=300MiB, type=L\n") { disk in
+            try ZFSFuse.with { zfs in
+                try zfs.pool("carvecheck", on: disk.partition(1))
+                _ = try? Shell.run(["udevadm", "trigger", "--settle", disk.partition(1)])
+                let blkid = try Shell.check(["blkid", "-p", "-o", "value", "-s", "TYPE", disk.partition(1)])
+                #expect(blkid.trimmingCharacters(in: .whitespacesAndNewlines) == "zfs_member")
+                let result = try carve("check", disk.partition(1), "--shrink-to", "100M")
+                #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
+                #expect(!result.stdout.contains("fits") || result.stdout.contains("does not fit"))
+                #expect(result.stdout.contains("ZFS pool carvecheck"), "\(result.stdout)")
+                #expect(result.stdout.contains("1 top-level vdev"))
+                #expect(result.stdout.contains("zpool replace carvecheck \(disk.partition(1)) NEWDEVICE"))
+                #expect(result.stdout.contains("zfs send -R carvecheck@move"))
+                let json = try carve("check", disk.partition(1), "--shrink-to", "100M", "--json")
+                #expect(json.status == 3 && json.stdout.contains("\"cannot-shrink\""))
+            }
+        }
     }
 }

@@ -50,6 +50,6 @@ extension Services {
     var checkEnvironment: CheckEnvironment {
         CheckEnvironment(
             devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots,
-            schedules: snapshotSchedules)
+            schedules: snapshotSchedules, zfsPools: zfsPools)
     }
 }

@@ -7,13 +7,16 @@ public struct CheckEnvironment: Sendable {
     public var snapshots: any SnapshotListing
     /// The timers and cron jobs that take snapshots; nil reads none.
     public var schedules: (any SnapshotScheduleReader)?
+    /// ZFS pools' layouts, for a `zfs_member` device; nil reads none.
+    public var zfsPools: (any ZFSPoolReading)?
 
     public init(
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
-        mounts: any MountTable, snapshots: any SnapshotListing, schedules: (any SnapshotScheduleReader)? = nil
+        mounts: any MountTable, snapshots: any SnapshotListing, schedules: (any SnapshotScheduleReader)? = nil,
+        zfsPools: (any ZFSPoolReading)? = nil
     ) {
         self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts;
-        self.snapshots = snapshots; self.schedules = schedules
+        self.snapshots = snapshots; self.schedules = schedules; self.zfsPools = zfsPools
     }
 }
 
@@ -139,6 +142,7 @@ struct Gatherer {
             figures = FilesystemFigures(fsType: device.properties.fsType, source: "nothing", note: error.message)
         }
         var subject = ShrinkSubject(device: device, mountpoints: mountpoints, figures: figures)
+        ZFSMemberCheck.gather(&subject, pools: environment.zfsPools)
         if device.kind == .part, let parent = device.parent {
             let diskPath = devices.first { $0.name == parent }?.path ?? "/dev/\(parent)"
             if let table = try knownTable ?? environment.tables.table(ofDisk: diskPath) {

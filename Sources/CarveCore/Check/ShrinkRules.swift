@@ -52,6 +52,7 @@ public struct ShrinkRule: Sendable, Hashable {
         ShrinkRule(
             types: ["LVM2_member"], ability: .unknown, tool: nil,
             note: "LVM physical volume: not supported yet, cannot tell"),
+        ZFSMemberCheck.rule,
     ]
 
     /// The rule for a blkid TYPE; unknown types and no filesystem at all get the "cannot tell" rule.

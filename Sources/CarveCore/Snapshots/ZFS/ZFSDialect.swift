@@ -17,6 +17,8 @@ public struct ZFSDialect: Sendable, Hashable {
     public var clonesProperty = false
     /// `zpool list -p` and `zpool get -H -p`, with the `freeing` property of asynchronous destroy.
     public var poolParsable = false
+    /// `zpool status -P`: devices by their full paths.
+    public var poolStatusPaths = false
 
     public init() {}
 
@@ -36,6 +38,7 @@ public struct ZFSDialect: Sendable, Hashable {
             line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first == "clones"
         }
         dialect.poolParsable = usageLines(zpoolUsage, command: "list").contains { options(of: $0).contains("p") }
+        dialect.poolStatusPaths = usageLines(zpoolUsage, command: "status").contains { options(of: $0).contains("P") }
         return dialect
     }
 
