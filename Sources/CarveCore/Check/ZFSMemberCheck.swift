@@ -69,14 +69,16 @@ public enum ZFSMemberCheck {
             report.remedies.append(
                 Remedy(
                     command: "zpool detach \(pool) \(dev)",
-                    detail: "the mirror keeps its other side (\(vdev.devices.count - 1) device(s)); \(device) is then free"
+                    detail:
+                        "the mirror keeps its other side (\(vdev.devices.count - 1) device(s)); \(device) is then free"
                 ))
         } else if vdev.kind == "mirror" || vdev.kind == "disk", layout.dataVdevs.count > 1,
             !layout.dataVdevs.contains(where: { $0.kind.hasPrefix("raidz") || $0.kind.hasPrefix("draid") })
         {
             report.remedies.append(
                 Remedy(
-                    command: "zpool remove \(pool) \(CheckPlanner.shellQuoted(vdev.kind == "disk" ? device : vdev.name))",
+                    command:
+                        "zpool remove \(pool) \(CheckPlanner.shellQuoted(vdev.kind == "disk" ? device : vdev.name))",
                     detail:
                         "copies the top-level vdev's data to the pool's other top-level vdevs (OpenZFS 0.8 or later, "
                         + "with room for it); \(device) is then free"))

@@ -47,7 +47,11 @@ public struct ZFSPoolLayout: Sendable, Hashable {
             guard let name = body.dropFirst(indent).split(separator: " ").first.map(String.init) else { continue }
             if indent == 0 {
                 if name == "NAME" { continue }
-                if sections.contains(name) { section = name } else if name != pool { throw fail("\(name) is not the pool") }
+                if sections.contains(name) {
+                    section = name
+                } else if name != pool {
+                    throw fail("\(name) is not the pool")
+                }
                 continue
             }
             if indent == 2 {
@@ -79,7 +83,9 @@ public struct ZFSPoolLayout: Sendable, Hashable {
     public func vdev(holding device: String) -> Vdev? {
         let base = device.split(separator: "/").last.map(String.init) ?? device
         return vdevs.first { vdev in
-            vdev.devices.contains { $0 == device || $0 == base || ($0.split(separator: "/").last.map(String.init) == base) }
+            vdev.devices.contains {
+                $0 == device || $0 == base || ($0.split(separator: "/").last.map(String.init) == base)
+            }
         }
     }
 
@@ -89,7 +95,8 @@ public struct ZFSPoolLayout: Sendable, Hashable {
             vdev.kind == "disk" ? vdev.name : "\(vdev.name) (\(vdev.devices.joined(separator: ", ")))"
         }
         let data = dataVdevs
-        var text = "\(data.count) top-level vdev\(data.count == 1 ? "" : "s"): " + data.map(describe).joined(separator: ", ")
+        var text =
+            "\(data.count) top-level vdev\(data.count == 1 ? "" : "s"): " + data.map(describe).joined(separator: ", ")
         var seen: [String] = []
         for vdev in vdevs { if let section = vdev.section, !seen.contains(section) { seen.append(section) } }
         for section in seen {

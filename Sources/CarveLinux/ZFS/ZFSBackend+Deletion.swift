@@ -101,19 +101,19 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
         return errors
     }
 
-    /// The snapshots as `DATASET@a,b,c` arguments, each within one argument's limit,
-    /// consecutive snapshots of one dataset together.
+    /// The snapshots as `DATASET@a,b,c` arguments, each within one argument's limit: a
+    /// dataset's snapshots together in their order, the datasets in the order of their first.
     static func commaLists(_ subvolumes: [Volume]) -> [(list: String, members: [Volume])] {
         var lists: [(list: String, members: [Volume])] = []
+        var open: [Substring: Int] = [:]
         for volume in subvolumes {
             let dataset = ZFSName.dataset(of: volume.path)
             let name = ZFSName.snapshot(of: volume.path) ?? ""
-            if let last = lists.last, ZFSName.dataset(of: last.list) == dataset,
-                last.list.utf8.count + 1 + name.utf8.count <= ZFSArguments.oneLimit
-            {
-                lists[lists.count - 1].list += "," + name
-                lists[lists.count - 1].members.append(volume)
+            if let index = open[dataset], lists[index].list.utf8.count + 1 + name.utf8.count <= ZFSArguments.oneLimit {
+                lists[index].list += "," + name
+                lists[index].members.append(volume)
             } else {
+                open[dataset] = lists.count
                 lists.append((volume.path, [volume]))
             }
         }
@@ -127,6 +127,7 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
         guard try tool.currentDialect().destroyDryRun, !subvolumes.isEmpty else { return nil }
         let lists = Self.commaLists(subvolumes)
         var total: UInt64 = 0
+        // Each dataset's part in one argument: ZFS counts what the whole part frees.
         for list in lists {
             total += try ZFSCommandOutput.destroyDryRun(tool.output(["zfs", "destroy", "-n", "-v", "-p", list.list]))
                 .reclaim

@@ -11,13 +11,15 @@ public struct ZFSBackend: SnapshotBackend {
     let mountTable: any MountTable
     /// The `zfs send` processes running now, by the snapshots they read (`ZFSSendScan`).
     let sends: @Sendable () -> [String: [String]]
+    /// The zone of the local dates in snapshot names (sanoid's, znapzend's).
+    let timeZone: TimeZone
     let pools = PoolCache()
 
     public init(
-        tool: ZFSTool = ZFSTool(), mountTable: any MountTable, host: HostRoot = .system,
+        tool: ZFSTool = ZFSTool(), mountTable: any MountTable, host: HostRoot = .system, timeZone: TimeZone = .current,
         sends: (@Sendable () -> [String: [String]])? = nil
     ) {
-        self.tool = tool; self.mountTable = mountTable
+        self.tool = tool; self.mountTable = mountTable; self.timeZone = timeZone
         self.sends = sends ?? { ZFSSendScan(host: host).running() }
     }
 
@@ -117,7 +119,7 @@ public struct ZFSBackend: SnapshotBackend {
         let root = filesystem.mounts.first?.subvolumePath ?? pool
         let datasets = try list(["-r", pool])
         var volumes = try ZFSListing(backend: self, datasets: datasets).volumes(within: root)
-        let warnings = ZFSListing.classify(&volumes, datasets: datasets)
+        let warnings = ZFSListing.classify(&volumes, datasets: datasets, timeZone: timeZone)
         var listing = VolumeListing(filesystem: filesystem, subvolumes: volumes, sizes: .none, warnings: warnings)
         // ZFS keeps every snapshot's figures: nothing to scan, nothing to wait for.
         if sizes != .none { listing.sizes = .quota }

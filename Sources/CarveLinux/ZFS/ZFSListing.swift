@@ -30,7 +30,7 @@ struct ZFSListing {
 
     /// The owners' verdicts (the ZFS tools' names, Docker's and Incus's layouts, znapzend's
     /// property) and the replication bases; the warnings.
-    static func classify(_ volumes: inout [Volume], datasets: [ZFSDataset]) -> [String] {
+    static func classify(_ volumes: inout [Volume], datasets: [ZFSDataset], timeZone: TimeZone) -> [String] {
         var settings = OwnerSettings()
         var formats: [String: String] = [:]
         var names = Set<String>()
@@ -42,7 +42,7 @@ struct ZFSListing {
         let datasetNames = names
         let classifier = SnapshotClassifier(
             context: OwnerContext(
-                timeZone: .current, readFile: { _, _ in nil }, probe: { datasetNames.contains($0) }, settings: settings),
+                timeZone: timeZone, readFile: { _, _ in nil }, probe: { datasetNames.contains($0) }, settings: settings),
             owners: SnapshotOwners.all(for: .zfs))
         let warnings = classifier.classify(&volumes)
         // A dataset is never a snapshot, whatever lies in its name.
