@@ -111,7 +111,10 @@ import Testing
         // Two days of each series: zfs-auto-snapshot's daily and hourly labels, sanoid's types.
         #expect(
             harness.destroys == [
-                ["zfs", "destroy", "tank/auto@zfs-auto-snap_daily-2026-11-20-0000,zfs-auto-snap_hourly-2026-11-22-0900"],
+                [
+                    "zfs", "destroy",
+                    "tank/auto@zfs-auto-snap_daily-2026-11-20-0000,zfs-auto-snap_hourly-2026-11-22-0900",
+                ],
                 ["zfs", "destroy", "tank/sanoid@autosnap_2026-11-20_00:00:01_daily"],
             ])
     }
@@ -129,7 +132,9 @@ import Testing
 
     @Test(arguments: versions) func waitWaitsForThePoolsFreeingToReachZero(version: String) throws {
         let harness = try Harness(version)
-        let result = harness.run(["snapshots", "delete", "--filesystem", "tank", "--keep-daily", "2", "--yes", "--wait"])
+        let result = harness.run([
+            "snapshots", "delete", "--filesystem", "tank", "--keep-daily", "2", "--yes", "--wait",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let freeing = harness.transcript.calls.filter { $0.contains("freeing") }
         #expect(freeing.count == 2, "asked until it read 0: \(freeing)")

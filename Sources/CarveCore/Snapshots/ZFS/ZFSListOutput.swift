@@ -36,6 +36,7 @@ public enum ZFSListOutput {
     public static func parseGet(_ text: String) throws(ParseError) -> [ZFSDataset] {
         var datasets: [ZFSDataset] = []
         var builder: Builder?
+        var seen = Set<Substring>()
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
@@ -45,13 +46,12 @@ public enum ZFSListOutput {
                 throw ParseError(tool: "zfs get", reason: "line \(number) is not NAME, PROPERTY and VALUE")
             }
             if builder.map({ $0.name != fields[0] }) ?? true {
-                if let done = builder { datasets.append(try done.dataset()) }
-                let name = String(fields[0])
                 // One dataset's lines come together: a name seen before means a shuffled output.
-                if datasets.last.map({ $0.name == name }) == true {
-                    throw ParseError(tool: "zfs get", reason: "line \(number): \(name) appears twice")
+                guard seen.insert(fields[0]).inserted else {
+                    throw ParseError(tool: "zfs get", reason: "line \(number): \(fields[0]) appears twice")
                 }
-                builder = Builder(name: name)
+                if let done = builder { datasets.append(try done.dataset()) }
+                builder = Builder(name: String(fields[0]))
             }
             try builder?.set(String(fields[1]), fields[2])
         }
