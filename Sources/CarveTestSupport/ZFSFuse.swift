@@ -70,7 +70,17 @@ public final class ZFSFuse {
 
     /// Destroys the pools (with their mounts), stops the daemon by its PID, removes the files.
     public func cleanup() {
-        for pool in pools.reversed() { _ = try? Shell.run([Self.zpool, "destroy", "-f", pool]) }
+        // zfs-fuse answers "pool is busy" for a moment after its mounts were used: try again.
+        for pool in pools.reversed() {
+            var result = try? Shell.run([Self.zpool, "destroy", "-f", pool])
+            for _ in 0..<20 where result?.status != 0 {
+                usleep(250_000)
+                result = try? Shell.run([Self.zpool, "destroy", "-f", pool])
+            }
+            if result?.status != 0 {
+                FileHandle.standardError.write(Data("zpool destroy -f \(pool): \(result?.stderr ?? "")\n".utf8))
+            }
+        }
         pools = []
         if daemon.isRunning {
             kill(daemon.processIdentifier, SIGTERM)

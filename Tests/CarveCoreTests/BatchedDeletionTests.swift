@@ -80,7 +80,8 @@ import Testing
     func plan(_ ids: [UInt64]) -> [PlannedSnapshot] {
         let stored = backend.fake.filesystems[0].subvolumes
         return DeletionPlan.make(
-            selected: ids.map { id in PlannedSnapshot(subvolume: stored.first { $0.id == id }!, filesystem: filesystem) },
+            selected: ids.map { id in PlannedSnapshot(subvolume: stored.first { $0.id == id }!, filesystem: filesystem)
+            },
             rules: DeletionRules()
         ).toDelete
     }
@@ -129,7 +130,8 @@ import Testing
     @Test func theCallsErrorsAreEachSnapshotsOwn() throws {
         backend.errors = [301: RuntimeError("cannot destroy snapshot tank/a@1: dataset is busy")]
         let report = try run(plan([300, 301, 302]))
-        #expect(report.outcomes.map { $0.errorText } == [nil, "cannot destroy snapshot tank/a@1: dataset is busy", nil])
+        #expect(
+            report.outcomes.map { $0.errorText } == [nil, "cannot destroy snapshot tank/a@1: dataset is busy", nil])
         #expect(report.exitStatus() == .partialFailure)
     }
 

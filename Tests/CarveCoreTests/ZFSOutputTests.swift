@@ -14,7 +14,11 @@ import Testing
 
     @Test func openZFSListingIsReadRowByRow() throws {
         let text = try run(
-            "openzfs-2.2", ["zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o", Self.columns.joined(separator: ","), "-r", "tank"])
+            "openzfs-2.2",
+            [
+                "zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o",
+                Self.columns.joined(separator: ","), "-r", "tank",
+            ])
         let datasets = try ZFSListOutput.parseList(text, columns: Self.columns)
         #expect(datasets.count == 19)
         let held = try #require(datasets.first { $0.name == "tank/plain@held" })
@@ -37,7 +41,8 @@ import Testing
         #expect(datasets.count == 6)
         let sanoid = try #require(datasets.first { $0.name.hasSuffix("@autosnap_2026-11-20_00:00:01_daily") })
         #expect(sanoid.userrefs == 1 && sanoid.clones == nil && sanoid.znapzendFormat == "%Y-%m-%d-%H%M%S")
-        #expect(datasets.first { $0.name == "fixture/work" }?.origin == "fixture/home@zfs-auto-snap_daily-2026-11-20-0000")
+        #expect(
+            datasets.first { $0.name == "fixture/work" }?.origin == "fixture/home@zfs-auto-snap_daily-2026-11-20-0000")
         #expect(datasets.contains { $0.name == "fixture/home@with space" })
     }
 
@@ -74,7 +79,10 @@ import Testing
     }
 
     @Test func holdsDryRunsPoolsAndFreeing() throws {
-        #expect(try ZFSCommandOutput.holds(run("openzfs-2.1", ["zfs", "holds", "-H", "tank/plain@held"])) == ["tank/plain@held": ["keep"]])
+        #expect(
+            try ZFSCommandOutput.holds(run("openzfs-2.1", ["zfs", "holds", "-H", "tank/plain@held"])) == [
+                "tank/plain@held": ["keep"]
+            ])
         let dryRun = try ZFSCommandOutput.destroyDryRun("destroy\ttank/a@x\ndestroy\ttank/a@y\nreclaim\t4096\n")
         #expect(dryRun.destroyed == ["tank/a@x", "tank/a@y"] && dryRun.reclaim == 4096)
         let pools = try ZFSCommandOutput.pools("tank\t8888\tONLINE\nold\t9\tSUSPENDED\n")
@@ -132,8 +140,12 @@ import Testing
         #expect(layout.dataVdevs.map(\.kind) == ["mirror", "disk"])
         #expect(layout.vdev(holding: "/dev/sdc1")?.name == "mirror-0")
         #expect(layout.vdev(holding: "/dev/sde1")?.section == "logs")
-        #expect(layout.summary == "2 top-level vdevs: mirror-0 (/dev/sdb1, /dev/sdc1), /dev/sdd1; logs: /dev/sde1; spares: /dev/sdf1")
-        #expect(throws: ParseError.self) { try ZFSPoolLayout.parse(status: "  pool: tank\nconfig:\n\n\tNAME STATE\n\ttank ONLINE\n") }
+        #expect(
+            layout.summary
+                == "2 top-level vdevs: mirror-0 (/dev/sdb1, /dev/sdc1), /dev/sdd1; logs: /dev/sde1; spares: /dev/sdf1")
+        #expect(throws: ParseError.self) {
+            try ZFSPoolLayout.parse(status: "  pool: tank\nconfig:\n\n\tNAME STATE\n\ttank ONLINE\n")
+        }
         #expect(throws: ParseError.self) { try ZFSPoolLayout.parse(status: "nothing") }
         #expect(throws: ParseError.self) {
             try ZFSPoolLayout.parse(status: "  pool: tank\nconfig:\n\n\tother ONLINE\n\t  sdb ONLINE\n")

@@ -27,7 +27,8 @@ import Testing
         settings[ZnapzendFormats.self] = ZnapzendFormats(formats)
         let known = Set(names.filter { !$0.contains("@") })
         let classifier = SnapshotClassifier(
-            context: OwnerContext(timeZone: zone, readFile: { _, _ in nil }, probe: { known.contains($0) }, settings: settings),
+            context: OwnerContext(
+                timeZone: zone, readFile: { _, _ in nil }, probe: { known.contains($0) }, settings: settings),
             owners: SnapshotOwners.all(for: .zfs))
         let warnings = classifier.classify(&volumes)
         ZFSReplicationBases.mark(&volumes)
@@ -52,7 +53,8 @@ import Testing
         #expect(iso("zfs-auto-snap_frequent-2026-11-20-0015") == "2026-11-20T00:15:00Z")
         #expect(owner("tank/home@autosnap_2026-11-20_01:02:03_hourly", in: volumes)?.type == "hourly")
         #expect(iso("autosnap_2026-11-20_01:02:03_hourly") == "2026-11-20T01:02:03Z", "sanoid: local time, here UTC")
-        #expect(owner("tank/home@syncoid_backup_host1_2026-11-20:01:02:03-GMT01:00", in: volumes)?.type == "backup_host1")
+        #expect(
+            owner("tank/home@syncoid_backup_host1_2026-11-20:01:02:03-GMT01:00", in: volumes)?.type == "backup_host1")
         #expect(iso("syncoid_backup_host1_2026-11-20:01:02:03-GMT01:00") == "2026-11-20T00:02:03Z", "GMT01:00 is east")
         #expect(iso("syncoid_host1_2026-11-20:01:02:03-GMT-05:00") == "2026-11-20T06:02:03Z")
         #expect(iso("syncoid_host1_2026-11-20:01:02:03") == "2026-11-20T01:02:03Z", "older syncoid: local time")
@@ -121,7 +123,8 @@ import Testing
 
     @Test func retentionCountsPerDatasetAndSeries() {
         let (volumes, _) = classified([
-            "tank", "tank/a", "tank/a@zfs-auto-snap_daily-2026-11-20-0000", "tank/a@zfs-auto-snap_daily-2026-11-21-0000",
+            "tank", "tank/a", "tank/a@zfs-auto-snap_daily-2026-11-20-0000",
+            "tank/a@zfs-auto-snap_daily-2026-11-21-0000",
             "tank/a@zfs-auto-snap_hourly-2026-11-21-0900", "tank/b", "tank/b@zfs-auto-snap_daily-2026-11-21-0000",
         ])
         let selection = SnapshotSelection(keepLast: 1)
@@ -137,8 +140,10 @@ import Testing
             ZFSDataset(name: "tank", kind: .filesystem, creation: Date(timeIntervalSince1970: 0)),
             ZFSDataset(name: "tank/a", kind: .filesystem, creation: Date(timeIntervalSince1970: 0)), held,
             ZFSDataset(name: "tank/a@y", kind: .snapshot, creation: Date(timeIntervalSince1970: 0)),
-            { var clone = ZFSDataset(name: "tank/c", kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
-              clone.origin = "tank/a@y"; return clone }(),
+            {
+                var clone = ZFSDataset(name: "tank/c", kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
+                clone.origin = "tank/a@y"; return clone
+            }(),
             ZFSDataset(name: "tank/a@z", kind: .snapshot, creation: Date(timeIntervalSince1970: 0)),
         ])
         input.holdTags = ["tank/a@x": ["keep", "zrepl_STEP_J_push"]]
@@ -148,9 +153,10 @@ import Testing
         func reasons(_ name: String) -> [String] {
             rules.protections(of: volumes.first { $0.path == name }!, named: true).map(\.reason)
         }
-        #expect(reasons("tank/a@x") == [
-            "it has 2 user holds (keep, zrepl_STEP_J_push): zfs refuses to destroy it (dataset is busy); release them with zfs release"
-        ])
+        #expect(
+            reasons("tank/a@x") == [
+                "it has 2 user holds (keep, zrepl_STEP_J_push): zfs refuses to destroy it (dataset is busy); release them with zfs release"
+            ])
         #expect(reasons("tank/a@y").first?.contains("origin of tank/c") == true, "from the clone's origin")
         #expect(reasons("tank/a@z").first?.contains("zfs send is reading it (4242 (zfs send))") == true)
         #expect(reasons("tank/c").contains { $0.contains("not a snapshot") })

@@ -197,4 +197,55 @@ struct ZFSFuseIntegrationTests {
             }
         }
     }
+
+    @Test func aSnapshotAZFSSendReadsIsInUse() throws {
+        try ZFSFuse.with { zfs in
+            try zfs.pool("carvesend")
+            try zfs.zfs("create", "carvesend/data")
+            let file = zfs.mountpoint(of: "carvesend") + "/data/big"
+            try Data(repeating: 0x62, count: 1 << 20).write(to: URL(fileURLWithPath: file))
+            try zfs.zfs("snapshot", "carvesend/data@sent")
+            try zfs.zfs("snapshot", "carvesend/data@other")
+            // A send that blocks on a reader that never reads, as a slow backup would.
+            let send = Process()
+            send.executableURL = URL(fileURLWithPath: "/bin/sh")
+            send.arguments = ["-c", "\(ZFSFuse.zfs) send carvesend/data@sent | sleep 60"]
+            send.standardOutput = FileHandle.nullDevice
+            try send.run()
+            defer { Self.stop(send) }
+            var sending = false
+            for _ in 0..<100 where !sending {
+                sending = Self.children(of: send.processIdentifier).contains { Self.command($0) == "zfs" }
+                if !sending { usleep(50_000) }
+            }
+            #expect(sending && Self.children(of: send.processIdentifier).count == 2)
+            let result = try carve("snapshots", "delete", "--filesystem", "carvesend", "--all", "--yes")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect((result.stdout + result.stderr).contains("zfs send is reading it"), "\(result.stdout)")
+            #expect(try zfs.snapshots(of: "carvesend") == ["carvesend/data@sent"])
+        }
+    }
+
+    /// The processes whose parent is `pid`, from /proc.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { child in
+            let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
+            // pid (comm) state ppid …: the fields after the last ')'.
+            guard let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid
+        }
+    }
+
+    static func command(_ pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    }
+
+    /// Stops the shell and the two processes it started, each by its PID.
+    static func stop(_ shell: Process) {
+        for child in children(of: shell.processIdentifier) { kill(child, SIGKILL) }
+        kill(shell.processIdentifier, SIGKILL)
+        shell.waitUntilExit()
+    }
 }
