@@ -175,4 +175,29 @@ import Testing
         #expect(result.status == 1 && result.stderr.contains("pool tank is SUSPENDED"), "\(result.stderr)")
         #expect(!transcript.calls.contains { $0.contains("-r") }, "a suspended pool's datasets are never asked for")
     }
+
+    @Test func aListZFSRefusesIsTriedOneByOneForZFSsReason() throws {
+        // A hold taken on one of them after carve looked: ZFS destroys none of the list.
+        let transcript = try ZFSTranscript(named: "openzfs-2.2")
+        let list = "tank/auto@zfs-auto-snap_daily-2026-11-20-0000,zfs-auto-snap_hourly-2026-11-22-0900"
+        let busy = "cannot destroy snapshot tank/auto@zfs-auto-snap_daily-2026-11-20-0000: dataset is busy\n"
+        transcript.add(["zfs", "destroy", "tank/auto@zfs-auto-snap_daily-2026-11-20-0000"], status: 1, stderr: busy)
+        transcript.add(["zfs", "destroy", "tank/auto@zfs-auto-snap_hourly-2026-11-22-0900"])
+        let runner = transcript.runner
+        let harness = Harness(transcript)
+        let result = harness.run(["snapshots", "delete", "--filesystem", "tank", "--keep-daily", "2", "--yes"]) {
+            arguments in
+            arguments == ["zfs", "destroy", list]
+                ? ZFSTool.Run(status: 1, stdout: "", stderr: busy) : try runner(arguments)
+        }
+        #expect(result.status == 4, "one failed, the others went: \(result.stderr)")
+        #expect(result.stderr.contains("dataset is busy"))
+        // (The refused list went to the wrapper above, not to the transcript.)
+        #expect(
+            harness.destroys == [
+                ["zfs", "destroy", "tank/auto@zfs-auto-snap_daily-2026-11-20-0000"],
+                ["zfs", "destroy", "tank/auto@zfs-auto-snap_hourly-2026-11-22-0900"],
+                ["zfs", "destroy", "tank/sanoid@autosnap_2026-11-20_00:00:01_daily"],
+            ])
+    }
 }
