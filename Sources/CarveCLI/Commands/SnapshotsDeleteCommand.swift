@@ -5,7 +5,8 @@ import CarveCore
 struct SnapshotsDeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete btrfs snapshots by name or selection, with a dry run that says what space comes back.",
+        abstract:
+            "Delete btrfs and ZFS snapshots by name or selection, with a dry run that says what space comes back.",
         discussion: """
             SNAPSHOT is a path, a snapper CONFIG:NUMBER or a range CONFIG:FIRST-LAST; names and selection \
             options add up. Protected snapshots (not snapshots, the default subvolume, mounted ones, snapper 0 \
@@ -32,7 +33,7 @@ struct SnapshotsDeleteCommand: ParsableCommand {
     @Option(
         name: .customLong("filesystem"),
         help: ArgumentHelp(
-            "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).",
+            "Work on the btrfs filesystem holding this path, or this ZFS pool or dataset (repeatable; default: every one).",
             valueName: "path"),
         completion: .btrfsMountpoint)
     var filesystems: [String] = []

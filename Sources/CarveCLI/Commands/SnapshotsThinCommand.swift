@@ -6,7 +6,7 @@ struct SnapshotsThinCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thin",
         abstract:
-            "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back or is available, as tmutil thinlocalsnapshots.",
+            "Delete the oldest snapshots of a btrfs filesystem or ZFS dataset until SIZE comes back or is available, as tmutil thinlocalsnapshots.",
         discussion: """
             The space a snapshot frees is its exclusive bytes: from btrfs quotas when they are on and \
             consistent, else read from the extent trees (--sizes auto, the default; quotas are never turned \
@@ -24,7 +24,8 @@ struct SnapshotsThinCommand: ParsableCommand {
     )
 
     @Argument(
-        help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
+        help: ArgumentHelp("A path on the btrfs filesystem to thin, or a ZFS pool or dataset.", valueName: "path"),
+        completion: .btrfsMountpoint)
     var path: String?
 
     @Option(
