@@ -25,16 +25,19 @@ public final class ZFSFuse {
         daemon.standardOutput = log
         daemon.standardError = log
         try daemon.run()
-        // It answers once its socket is up; `zpool list` fails before that.
+        // It answers once its socket is up; `zpool list` fails before that. A daemon that
+        // exits at once found another one holding its lock: that one is not ours to use.
         for _ in 0..<100 {
-            if (try? Shell.run([Self.zpool, "list"]))?.status == 0 { return }
-            guard daemon.isRunning else { break }
             usleep(100_000)
+            guard daemon.isRunning else { break }
+            if (try? Shell.run([Self.zpool, "list"]))?.status == 0 { return }
         }
         cleanup()
         throw Shell.Failure(
             command: ["zfs-fuse", "--no-daemon"],
-            result: .init(status: 1, stdout: "", stderr: "zfs-fuse did not answer within 10 s"))
+            result: .init(
+                status: 1, stdout: "",
+                stderr: "zfs-fuse exited or did not answer within 10 s (another zfs-fuse running holds its lock?)"))
     }
 
     /// A pool `name` on a sparse file of `size`, its root dataset mounted at

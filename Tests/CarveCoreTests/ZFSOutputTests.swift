@@ -47,14 +47,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("tank\tfilesystem\t1\t0\t0\t0\t0\t-\t-\t-\t-", "fields"),
-        ("tank\tpool\t1\t0\t0\t0\t0\t-\t-\t-\t-\t-", "dataset type"),
-        ("tank\tfilesystem\tx\t0\t0\t0\t0\t-\t-\t-\t-\t-", "a number"),
-        ("tank\tfilesystem\t1\tsoon\t0\t0\t0\t-\t-\t-\t-\t-", "seconds since 1970"),
-        ("tank\tfilesystem\t1\t0\t12K\t0\t0\t-\t-\t-\t-\t-", "a byte count"),
-        ("tank@x\tsnapshot\t1\t0\t0\t0\t-\t-1\t-\t-\toff\t-", "a count"),
-        ("tank\tsnapshot\t1\t0\t0\t0\t-\t0\t-\t-\toff\t-", "not a snapshot name"),
-        ("tank@x\tsnapshot\t1\t0\t0\t0\t-\t0\t-\t-\tmaybe\t-", "on or off"),
+        ("tank\tfilesystem\t1\t0\t0\t0\t0\t-\t-\t-", "fields"),
+        ("tank\tpool\t1\t0\t0\t0\t0\t-\t-\t-\t-", "dataset type"),
+        ("tank\tfilesystem\tx\t0\t0\t0\t0\t-\t-\t-\t-", "a number"),
+        ("tank\tfilesystem\t1\tsoon\t0\t0\t0\t-\t-\t-\t-", "seconds since 1970"),
+        ("tank\tfilesystem\t1\t0\t12K\t0\t0\t-\t-\t-\t-", "a byte count"),
+        ("tank@x\tsnapshot\t1\t0\t0\t0\t-\t-1\t-\t-\toff", "a count"),
+        ("tank\tsnapshot\t1\t0\t0\t0\t-\t0\t-\t-\toff", "not a snapshot name"),
+        ("tank@x\tsnapshot\t1\t0\t0\t0\t-\t0\t-\t-\tmaybe", "on or off"),
     ])
     func malformedListingsAreRefused(line: String, reason: String) {
         #expect {
@@ -96,6 +96,11 @@ import Testing
         #expect(throws: ParseError.self) { try ZFSCommandOutput.pools("tank/a\t1\tONLINE\n") }
         #expect(throws: ParseError.self) { try ZFSCommandOutput.pools("tank\tguid\tONLINE\n") }
         #expect(throws: ParseError.self) { try ZFSCommandOutput.freeing("-\n") }
+        let facts = try ZFSCommandOutput.datasetFacts("tank\t-\t-\ntank/a\ttank/b@x\t%Y%m%d\n")
+        #expect(facts.map(\.origin) == [nil, "tank/b@x"] && facts.map(\.znapzendFormat) == [nil, "%Y%m%d"])
+        #expect(throws: ParseError.self) { try ZFSCommandOutput.datasetFacts("tank@x\t-\t-\n") }
+        #expect(throws: ParseError.self) { try ZFSCommandOutput.datasetFacts("tank\t-\n") }
+        #expect(throws: ParseError.self) { try ZFSCommandOutput.datasetFacts("tank\tnot-a-snapshot\t-\n") }
     }
 
     @Test func theDialectIsReadFromTheUsageTexts() throws {

@@ -24,7 +24,15 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
         for chunk in ZFSArguments.chunks(names) { rows += try listExisting(chunk) }
         let dialect = try tool.currentDialect()
         // Without a `clones` property, a snapshot's clones are the datasets whose origin it is.
-        if !dialect.clonesProperty, let pool = filesystem.label { rows += try origins(in: pool) }
+        if !dialect.clonesProperty, let pool = filesystem.label {
+            rows += try datasetFacts(in: pool).compactMap { fact in
+                fact.origin.map { origin in
+                    var clone = ZFSDataset(name: fact.name, kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
+                    clone.origin = origin
+                    return clone
+                }
+            }
+        }
         let listing = ZFSListing(backend: self, datasets: rows)
         let fresh = try listing.volumes(within: filesystem.label ?? "")
         var byName: [String: Volume] = [:]
@@ -53,19 +61,6 @@ extension ZFSBackend: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
             return dialect.listParsable
                 ? try ZFSListOutput.parseList(failure.run.stdout, columns: dialect.listedProperties)
                 : try ZFSListOutput.parseGet(failure.run.stdout)
-        }
-    }
-
-    /// Every dataset of the pool with its origin (no sizes, so no `-p` needed).
-    private func origins(in pool: String) throws -> [ZFSDataset] {
-        let text = try tool.output(["zfs", "list", "-H", "-t", "filesystem,volume", "-o", "name,origin", "-r", pool])
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 2, fields[1] != "-" else { return nil }
-            var dataset = ZFSDataset(
-                name: String(fields[0]), kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
-            dataset.origin = String(fields[1])
-            return dataset
         }
     }
 

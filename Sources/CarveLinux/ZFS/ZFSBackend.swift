@@ -117,13 +117,36 @@ public struct ZFSBackend: SnapshotBackend {
         if let reason = pools.unavailableReason(filesystem.uuid) { throw FilesystemUnavailable(reason) }
         let pool = filesystem.label ?? String(ZFSName.pool(of: filesystem.mountpoint))
         let root = filesystem.mounts.first?.subvolumePath ?? pool
-        let datasets = try list(["-r", pool])
+        // The dataset named and those below it; the pool's other datasets only for their
+        // origins (a clone elsewhere keeps a snapshot here) and znapzend's format.
+        var datasets = try list(["-r", root])
+        let facts = try datasetFacts(in: pool)
+        var named: [String: Int] = [:]
+        for index in datasets.indices where datasets[index].kind != .snapshot { named[datasets[index].name] = index }
+        for fact in facts {
+            if let index = named[fact.name] {
+                datasets[index].znapzendFormat = fact.znapzendFormat
+            } else if let origin = fact.origin {
+                var clone = ZFSDataset(name: fact.name, kind: .filesystem, creation: Date(timeIntervalSince1970: 0))
+                clone.origin = origin
+                datasets.append(clone)
+            }
+        }
         var volumes = try ZFSListing(backend: self, datasets: datasets).volumes(within: root)
         let warnings = ZFSListing.classify(&volumes, datasets: datasets, timeZone: timeZone)
         var listing = VolumeListing(filesystem: filesystem, subvolumes: volumes, sizes: .none, warnings: warnings)
         // ZFS keeps every snapshot's figures: nothing to scan, nothing to wait for.
         if sizes != .none { listing.sizes = .quota }
         return listing
+    }
+
+    /// Every dataset of the pool with its origin and znapzend's format: no sizes, so no
+    /// `-p`, and no snapshots, so a call zfs-fuse answers at once.
+    func datasetFacts(in pool: String) throws -> [ZFSCommandOutput.DatasetFacts] {
+        try ZFSCommandOutput.datasetFacts(
+            tool.output([
+                "zfs", "list", "-H", "-t", "filesystem,volume", "-o", ZFSCommandOutput.datasetColumns, "-r", pool,
+            ]))
     }
 
     /// The datasets and snapshots `arguments` name (`-r POOL`, or snapshot names), with the

@@ -13,7 +13,7 @@ import sys
 
 repo = sys.argv[1]
 TAGS = {"2.1": "zfs-2.1.16", "2.2": "zfs-2.2.7", "2.3": "zfs-2.3.4"}
-PROPS = "name,type,guid,creation,used,referenced,available,userrefs,origin,clones,defer_destroy,org.znapzend:tsformat"
+PROPS = "name,type,guid,creation,used,referenced,available,userrefs,origin,clones,defer_destroy"
 LIST = ["zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o", PROPS]
 
 
@@ -50,15 +50,15 @@ snapshots = [
 def dataset_row(entry):
     name, kind, guid, created, used, referenced, available, userrefs, origin, clones = entry
     # print_dataset with -H -p: tab-separated, `-` for what does not apply (userrefs,
-    # clones and defer_destroy are a snapshot's; available a dataset's; an unset user property).
+    # clones and defer_destroy are a snapshot's; available a dataset's).
     return "\t".join([name, kind, str(guid), str(epoch(created)), str(used), str(referenced), str(available),
-                      userrefs, origin, clones, "-", "-"])
+                      userrefs, origin, clones, "-"])
 
 
 def snapshot_row(entry):
     name, guid, created, used, referenced, userrefs, clones = entry
     return "\t".join([name, "snapshot", str(guid), str(epoch(created)), str(used), str(referenced), "-",
-                      str(userrefs), "-", clones, "off", "-"])
+                      str(userrefs), "-", clones, "off"])
 
 
 def by_name(name):
@@ -72,6 +72,7 @@ for dataset in datasets:
     mine = [s for s in snapshots if s[0].split("@")[0] == dataset[0]]
     rows += [snapshot_row(s) for s in sorted(mine, key=lambda s: s[1])]
 listing = "\n".join(rows) + "\n"
+plain_listing = "".join(row + "\n" for row in rows if row.split("\t")[0].split("@")[0] == "tank/plain")
 
 
 def run(arguments, stdout="", stderr="", status=0):
@@ -143,6 +144,10 @@ for version, tag in TAGS.items():
         # zpool list -H -o: print_pool, tab-separated.
         run(["zpool", "list", "-H", "-o", "name,guid,health"], "tank\t8888\tONLINE\n"),
         run(LIST + ["-r", "tank"], listing),
+        run(LIST + ["-r", "tank/plain"], plain_listing),
+        # Each dataset's origin and a user property none has set (`-`, print_dataset).
+        run(["zfs", "list", "-H", "-t", "filesystem,volume", "-o", "name,origin,org.znapzend:tsformat", "-r", "tank"],
+            "".join(f"{d[0]}\t{d[8]}\t-\n" for d in datasets)),
         run(["zfs", "list", "-H", "-o", "name", "tank"], "tank\n"),
         run(["zfs", "list", "-H", "-o", "name", "tank/plain"], "tank/plain\n"),
         run(["zfs", "list", "-H", "-o", "name", "tank/plain@held"], "tank/plain@held\n"),

@@ -76,6 +76,37 @@ public enum ZFSCommandOutput {
         return pools
     }
 
+    /// What `zfs list -H -t filesystem,volume -o name,origin,org.znapzend:tsformat` says
+    /// of the datasets: each one's origin (a clone's; zfs-fuse has no `clones` property, so
+    /// a snapshot's clones are the datasets whose origin it is) and znapzend's format.
+    public struct DatasetFacts: Sendable, Hashable {
+        public var name: String
+        public var origin: String?
+        public var znapzendFormat: String?
+    }
+
+    public static let datasetColumns = "name,origin," + ZFSListOutput.znapzendFormat
+
+    public static func datasetFacts(_ text: String) throws(ParseError) -> [DatasetFacts] {
+        var facts: [DatasetFacts] = []
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            if line.isEmpty { continue }
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("@"),
+                fields[1] == "-" || fields[1].contains("@")
+            else {
+                throw ParseError(tool: "zfs list -o \(datasetColumns)", reason: "line \(number) is not a dataset's")
+            }
+            facts.append(
+                DatasetFacts(
+                    name: String(fields[0]), origin: fields[1] == "-" ? nil : String(fields[1]),
+                    znapzendFormat: fields[2] == "-" ? nil : String(fields[2])))
+        }
+        return facts
+    }
+
     /// `zpool get -H -p -o value freeing POOL`: the bytes a destroy has yet to free.
     public static func freeing(_ text: String) throws(ParseError) -> UInt64 {
         let value = text.split(separator: "\n").first.map(String.init) ?? ""
