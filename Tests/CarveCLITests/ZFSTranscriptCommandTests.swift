@@ -45,15 +45,8 @@ import Testing
         }
     }
 
-    static let auto = [
-        "zfs-auto-snap_daily-2026-11-20-0000", "zfs-auto-snap_daily-2026-11-21-0000",
-        "zfs-auto-snap_daily-2026-11-22-0000", "zfs-auto-snap_hourly-2026-11-22-0900",
-        "zfs-auto-snap_hourly-2026-11-22-1000",
-    ]
-    static let sanoid = [
-        "autosnap_2026-11-20_00:00:01_daily", "autosnap_2026-11-21_00:00:01_daily",
-        "autosnap_2026-11-22_00:00:01_daily", "autosnap_2026-11-22_09:00:01_hourly",
-    ]
+    static let auto = ZFSScenario.auto
+    static let sanoid = ZFSScenario.sanoid
     /// What every bulk deletion takes, one `zfs destroy` per dataset: all but the held
     /// snapshot, the clone's origin and the newest syncoid snapshot.
     static let everyDestroy = [

@@ -16,16 +16,9 @@ struct ZFSFuseIntegrationTests {
         try Shell.run([Self.carve] + arguments)
     }
 
-    static let auto = [
-        "zfs-auto-snap_daily-2026-11-20-0000", "zfs-auto-snap_daily-2026-11-21-0000",
-        "zfs-auto-snap_daily-2026-11-22-0000", "zfs-auto-snap_hourly-2026-11-22-0900",
-        "zfs-auto-snap_hourly-2026-11-22-1000",
-    ]
-    static let sanoid = [
-        "autosnap_2026-11-20_00:00:01_daily", "autosnap_2026-11-21_00:00:01_daily",
-        "autosnap_2026-11-22_00:00:01_daily", "autosnap_2026-11-22_09:00:01_hourly",
-    ]
-    static let syncoid = ["syncoid_host1_2026-11-21:00:00:00-GMT00:00", "syncoid_host1_2026-11-22:00:00:00-GMT00:00"]
+    static let auto = ZFSScenario.auto
+    static let sanoid = ZFSScenario.sanoid
+    static let syncoid = ZFSScenario.syncoid
 
     /// The pool of the "done when": returns every snapshot's name.
     @discardableResult

@@ -1,15 +1,22 @@
 /// The smaller outputs of `zfs` and `zpool` carve reads, each in the scriptable form
 /// OpenZFS documents (`-H`: tab-separated, no header; `-p`: exact numbers).
 public enum ZFSCommandOutput {
+    /// Calls `body` with the number (from 1) and the tab-separated fields (at most
+    /// `fields`: the last takes the rest) of each line that is not empty.
+    static func eachLine(
+        _ text: String, fields limit: Int, _ body: (Int, [Substring]) throws(ParseError) -> Void
+    ) throws(ParseError) {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where !line.isEmpty {
+            try body(index + 1, line.split(separator: "\t", maxSplits: limit - 1, omittingEmptySubsequences: false))
+        }
+    }
+
     /// `zfs holds -H SNAPSHOT…`: `NAME\tTAG\tTIMESTAMP` per hold (`zfs_main.c`,
     /// `print_holds`); the tags of each snapshot, in the order printed.
     public static func holds(_ text: String) throws(ParseError) -> [String: [String]] {
         var tags: [String: [String]] = [:]
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            if line.isEmpty { continue }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        try eachLine(text, fields: 4) { number, fields throws(ParseError) in
             guard fields.count == 3, fields[0].contains("@"), !fields[1].isEmpty else {
                 throw ParseError(tool: "zfs holds -H", reason: "line \(number) is not NAME, TAG and TIMESTAMP")
             }
@@ -30,11 +37,7 @@ public enum ZFSCommandOutput {
     public static func destroyDryRun(_ text: String) throws(ParseError) -> DryRun {
         var destroyed: [String] = []
         var reclaim: UInt64?
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            if line.isEmpty { continue }
-            let fields = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+        try eachLine(text, fields: 2) { number, fields throws(ParseError) in
             switch fields.count == 2 ? fields[0] : "" {
             case "destroy": destroyed.append(String(fields[1]))
             case "reclaim":
@@ -63,11 +66,7 @@ public enum ZFSCommandOutput {
 
     public static func pools(_ text: String) throws(ParseError) -> [Pool] {
         var pools: [Pool] = []
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            if line.isEmpty { continue }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        try eachLine(text, fields: 4) { number, fields throws(ParseError) in
             guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("/"), UInt64(fields[1]) != nil,
                 !fields[2].isEmpty
             else { throw ParseError(tool: "zpool list -H", reason: "line \(number) is not NAME, GUID and HEALTH") }
@@ -89,11 +88,7 @@ public enum ZFSCommandOutput {
 
     public static func datasetFacts(_ text: String) throws(ParseError) -> [DatasetFacts] {
         var facts: [DatasetFacts] = []
-        var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            if line.isEmpty { continue }
-            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        try eachLine(text, fields: 3) { number, fields throws(ParseError) in
             guard fields.count == 3, !fields[0].isEmpty, !fields[0].contains("@"),
                 fields[1] == "-" || fields[1].contains("@")
             else {

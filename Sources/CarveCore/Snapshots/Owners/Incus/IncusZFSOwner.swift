@@ -12,7 +12,10 @@ struct IncusZFSOwner: SnapshotOwner {
         "containers", "virtual-machines", "custom", "images", "deleted", "buckets",
     ]
 
-    func mayOwn(_ path: OwnerPathBytes) -> Bool { path.path.contains("@") }
+    /// A kind's dataset on the way: most snapshots have none, and are passed over unsplit.
+    var pathHints: [StaticString] {
+        ["/containers/", "/virtual-machines/", "/custom/", "/images/", "/deleted/", "/buckets/"]
+    }
 
     func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
         guard ZFSSnapshotNames.split(place) != nil else { return nil }
