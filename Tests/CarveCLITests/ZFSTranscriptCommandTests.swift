@@ -193,4 +193,18 @@ import Testing
                 ["zfs", "destroy", "tank/sanoid@autosnap_2026-11-20_00:00:01_daily"],
             ])
     }
+
+    @Test(arguments: versions) func thinTakesTheOldestUntilEnoughComesBack(version: String) throws {
+        let harness = try Harness(version)
+        let result = harness.run(["snapshots", "thin", "tank", "--free", "1M", "--dry-run", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let deleted = (json(result.stdout)["deleted"] as? [[String: Any]] ?? []).map { $0["path"] as? String ?? "" }
+        // 640K each (their used): the two oldest the rules allow make 1M.
+        #expect(deleted == ["tank/auto@\(Self.auto[0])", "tank/sanoid@\(Self.sanoid[0])"])
+        #expect(result.stderr.contains("exact for the set"))
+        let available = harness.run(["snapshots", "thin", "tank", "--until-available", "400M", "--dry-run"])
+        #expect(
+            available.status == 0 && available.stdout.contains("nothing to delete: 476.8M available on tank"),
+            "\(available.stdout)")
+    }
 }

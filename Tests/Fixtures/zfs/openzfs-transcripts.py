@@ -164,6 +164,7 @@ for version, tag in TAGS.items():
         destroy("tank/auto", auto), destroy("tank/sanoid", sanoid), destroy("tank/plain", plain),
         destroy("tank/auto", keep_auto), destroy("tank/sanoid", keep_sanoid),
         destroy("tank/auto", auto, True), destroy("tank/sanoid", sanoid, True), destroy("tank/plain", plain, True),
+        destroy("tank/auto", auto[:1], True), destroy("tank/sanoid", sanoid[:1], True),
         # zpool get -H -p -o value: get_callback; freeing counts down as the pool frees.
         run(["zpool", "get", "-H", "-p", "-o", "value", "freeing", "tank"], "1638400\n"),
         run(["zpool", "get", "-H", "-p", "-o", "value", "freeing", "tank"], "0\n"),
