@@ -13,7 +13,7 @@ import sys
 
 repo = sys.argv[1]
 TAGS = {"2.1": "zfs-2.1.16", "2.2": "zfs-2.2.7", "2.3": "zfs-2.3.4"}
-PROPS = "name,type,guid,creation,used,referenced,available,userrefs,origin,clones,defer_destroy"
+PROPS = "name,type,guid,creation,used,referenced,userrefs,origin,clones,defer_destroy"
 LIST = ["zfs", "list", "-H", "-p", "-t", "filesystem,volume,snapshot", "-o", PROPS]
 
 
@@ -50,15 +50,15 @@ snapshots = [
 def dataset_row(entry):
     name, kind, guid, created, used, referenced, available, userrefs, origin, clones = entry
     # print_dataset with -H -p: tab-separated, `-` for what does not apply (userrefs,
-    # clones and defer_destroy are a snapshot's; available a dataset's).
-    return "\t".join([name, kind, str(guid), str(epoch(created)), str(used), str(referenced), str(available),
-                      userrefs, origin, clones, "-"])
+    # clones and defer_destroy are a snapshot's).
+    return "\t".join([name, kind, str(guid), str(epoch(created)), str(used), str(referenced), userrefs, origin,
+                      clones, "-"])
 
 
 def snapshot_row(entry):
     name, guid, created, used, referenced, userrefs, clones = entry
-    return "\t".join([name, "snapshot", str(guid), str(epoch(created)), str(used), str(referenced), "-",
-                      str(userrefs), "-", clones, "off"])
+    return "\t".join([name, "snapshot", str(guid), str(epoch(created)), str(used), str(referenced), str(userrefs),
+                      "-", clones, "off"])
 
 
 def by_name(name):

@@ -10,10 +10,10 @@ public enum ZFSListOutput {
     /// dialect drops those it lacks (see `ZFSDialect.listedProperties`). No user property:
     /// zfs-fuse reads those with a call per dataset, which took a listing of ten thousand
     /// snapshots from 2.3 s to 2.9 s; znapzend's is asked of the datasets alone
-    /// (`ZFSCommandOutput.userProperty`).
+    /// (`ZFSCommandOutput.datasetFacts`). No `available` either: only a dataset has one, and
+    /// `thin` asks it of the one dataset it works on.
     public static let properties = [
-        "name", "type", "guid", "creation", "used", "referenced", "available", "userrefs", "origin", "clones",
-        "defer_destroy",
+        "name", "type", "guid", "creation", "used", "referenced", "userrefs", "origin", "clones", "defer_destroy",
     ]
 
     /// znapzend's property, which its setup stores on each dataset it manages.
