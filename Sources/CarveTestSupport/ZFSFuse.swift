@@ -76,8 +76,11 @@ public final class ZFSFuse {
         // zfs-fuse answers "pool is busy" for a moment after its mounts were used: try again.
         for pool in pools.reversed() {
             var result = try? Shell.run([Self.zpool, "destroy", "-f", pool])
-            for _ in 0..<20 where result?.status != 0 {
+            for attempt in 0..<20 where result?.status != 0 {
                 usleep(250_000)
+                // Still busy after a while: its datasets unmounted one by one, deepest first
+                // (never `zfs umount -a`, which has killed the daemon).
+                if attempt == 8 { unmountDatasets(of: pool) }
                 result = try? Shell.run([Self.zpool, "destroy", "-f", pool])
             }
             if result?.status != 0 {
@@ -94,6 +97,13 @@ public final class ZFSFuse {
         // Never through a mount that is left (a pool that refused to go).
         let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
         if !mounts.contains(" \(directory)/") { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    private func unmountDatasets(of pool: String) {
+        let text = (try? Shell.run([Self.zfs, "list", "-H", "-o", "name", "-r", pool]))?.stdout ?? ""
+        for dataset in text.split(separator: "\n").reversed() {
+            _ = try? Shell.run([Self.zfs, "unmount", "-f", String(dataset)])
+        }
     }
 
     /// Runs `body` with a running zfs-fuse, cleaned up however it ends.
