@@ -241,4 +241,24 @@ struct ZFSFuseIntegrationTests {
         kill(shell.processIdentifier, SIGKILL)
         shell.waitUntilExit()
     }
+
+    /// ZFS refuses `%`, `,` and bytes outside its name characters in a name (so a comma
+    /// list is never ambiguous); a mountpoint may hold them, and a path through it works.
+    @Test func oddNamesAndMountpointsSurvive() throws {
+        try ZFSFuse.with { zfs in
+            try zfs.pool("carveodd")
+            for bad in ["a,b", "a%b"] {
+                #expect(try Shell.run([ZFSFuse.zfs, "snapshot", "carveodd@\(bad)"]).status != 0, "zfs refuses \(bad)")
+            }
+            let place = zfs.directory + "/odd place, 100% full"
+            try zfs.zfs("create", "-o", "mountpoint=\(place)", "carveodd/odd")
+            try zfs.zfs("snapshot", "carveodd/odd@before the move")
+            let listed = try carve("snapshots", "list", place, "--json")
+            #expect(
+                listed.status == 0 && listed.stdout.contains("\"carveodd/odd@before the move\""), "\(listed.stderr)")
+            let deleted = try carve("snapshots", "delete", "--filesystem", place, "--all", "--yes")
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            #expect(try zfs.snapshots(of: "carveodd").isEmpty)
+        }
+    }
 }
