@@ -34,6 +34,8 @@ public struct ZFSBackend: SnapshotBackend {
             known = try pools.value { try readPools() }
         } catch is ZFSToolMissing {
             return []
+        } catch let failure as ZFSCommandFailure where failure.isModuleNotLoaded {
+            return []
         } catch {
             return [unavailable(name: "zfs", uuid: "zfs", because: "zfs does not answer: \(Self.reason(error))")]
         }
