@@ -23,6 +23,9 @@ import Testing
         /// 2026-11-23 00:00 UTC, a day after the newest snapshot.
         static let now = Date(timeIntervalSince1970: 1_795_392_000)
 
+        /// An LVM thin pool beside ZFS, when a test gives lvs's report.
+        var lvs: String?
+
         func run(_ arguments: [String], runner: ZFSTool.Runner? = nil) -> RunResult {
             let captured = CapturedText()
             var services = Services(
@@ -31,6 +34,7 @@ import Testing
             let zfs = ZFSBackend(
                 tool: ZFSTool(runner: runner ?? transcript.runner), mountTable: FakeMountTable(), timeZone: .utc,
                 sends: { [:] })
+            if let lvs { services.backends.register(listingOnly: LVMThinBackend(report: { _ in lvs }), for: .lvmThin) }
             services.backends.register(zfs, for: .zfs)
             let deletion = DeletionServices(lock: FileDeletionLock(path: lockPath))
             let status = DeletionServices.$current.withValue(deletion) {
@@ -156,9 +160,15 @@ import Testing
         // is not loaded (zpool's words from libzfs_error_init): there is no pool then.
         #expect(harness.run(["snapshots", "list"], runner: { _ in nil }).status == 0)
         let notLoaded = ZFSTool.Run(
-            status: 1, stdout: "", stderr: "The ZFS modules are not loaded.\nTry running 'modprobe zfs' as root to load them.\n")
+            status: 1, stdout: "",
+            stderr: "The ZFS modules are not loaded.\nTry running 'modprobe zfs' as root to load them.\n")
         let quiet = harness.run(["snapshots", "list"], runner: { _ in notLoaded })
         #expect(quiet.status == 0 && !quiet.stderr.contains("zfs"), "\(quiet.stderr)")
+        // LVM's VG/POOL is LVM's, whatever ZFS could not tell.
+        harness.lvs =
+            #"{"report": [{"lv": [{"lv_name":"pool", "vg_name":"vg0", "lv_attr":"twi-aotz--", "origin":"", "pool_lv":"", "lv_time":"2026-10-01 09:00:00 +0000", "lv_size":"1024", "data_percent":"1.00", "lv_uuid":"p"}, {"lv_name":"root", "vg_name":"vg0", "lv_attr":"Vwi-aotz--", "origin":"", "pool_lv":"pool", "lv_time":"2026-10-01 09:00:00 +0000", "lv_size":"1024", "data_percent":"1.00", "lv_uuid":"r"}]}]}"#
+        let lvm = harness.run(["snapshots", "list", "vg0/pool"], runner: { _ in nil })
+        #expect(lvm.status == 0, "\(lvm.stderr)")
     }
 
     @Test func aSuspendedPoolIsLeftOutWithAWarning() throws {

@@ -49,7 +49,7 @@ public struct SnapshotResolver: Sendable {
     }
 
     func resolve(path: String) throws -> PlannedSnapshot {
-        if backend.claims(path) { return try resolve(zfsName: path) }
+        if backend.claims(path) == .yes { return try resolve(zfsName: path) }
         let absolute = Self.absolute(path, from: backend.workingDirectory)
         if let found = locatedSnapshot(absolute) { return found }
         let real = backend.resolvedPath(absolute)
@@ -176,7 +176,7 @@ public struct SnapshotResolver: Sendable {
     /// A filesystem or snapshot named on the command line as the backend reads it: a ZFS
     /// name as it is, a path made absolute.
     public static func commandLine(_ name: String, backend: any SnapshotBackend) -> String {
-        backend.claims(name) ? name : absolute(name, from: backend.workingDirectory)
+        backend.claims(name) != .no ? name : absolute(name, from: backend.workingDirectory)
     }
 
     /// An absolute, normalised path: no `.`, `..` or trailing slash; symlinks kept.

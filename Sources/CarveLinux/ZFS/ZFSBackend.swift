@@ -64,14 +64,17 @@ public struct ZFSBackend: SnapshotBackend {
         return filesystem(pool, root: dataset)
     }
 
-    /// A ZFS name rather than a path: `pool/…` of an imported pool, anything with `@`, or
-    /// a relative name that is no file when ZFS is not installed (its error then says so).
-    public func claims(_ name: String) -> Bool {
-        guard !name.hasPrefix("/"), !name.isEmpty else { return false }
+    /// A ZFS name rather than a path: `pool/…` of an imported pool, certainly; a name with
+    /// `@` of no imported pool, or, where the pools cannot be read (no `zfs`, a daemon
+    /// that does not answer), a relative name that is no file, if no other backend takes
+    /// it (LVM's `vg0/pool`): its error then says why.
+    public func claims(_ name: String) -> NameClaim {
+        guard !name.hasPrefix("/"), !name.isEmpty else { return .no }
         guard let known = try? pools.value({ try readPools() }) else {
-            return name.contains("@") || !Files.exists(name)
+            return name.contains("@") || !Files.exists(name) ? .ifNothingElse : .no
         }
-        return name.contains("@") || known.contains { $0.name == ZFSName.pool(of: name) }
+        if known.contains(where: { $0.name == ZFSName.pool(of: name) }) { return .yes }
+        return name.contains("@") ? .ifNothingElse : .no
     }
 
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? { nil }

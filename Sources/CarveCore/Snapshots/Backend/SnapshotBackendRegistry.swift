@@ -62,20 +62,26 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     }
 
     /// The backend that claims the name as its own (ZFS's `pool/dataset`); else the first
-    /// backend whose kind the path is on; when none, the first backend's error (btrfs's:
-    /// which filesystem the path is on instead).
+    /// backend whose kind the path is on; when none, the error of a backend whose kind of
+    /// name it may be (ZFS's, saying `zfs` is not installed), else the first backend's
+    /// (btrfs's: which filesystem the path is on instead).
     public func filesystem(containing path: String) throws -> Filesystem {
-        if let owner = listers.first(where: { $0.backend.claims(path) }) {
+        if let owner = listers.first(where: { $0.backend.claims(path) == .yes }) {
             return try owner.backend.filesystem(containing: path)
         }
-        var first: (any Error)?
+        var first: (any Error)?, claimed: (any Error)?
         for lister in listers {
-            do { return try lister.backend.filesystem(containing: path) } catch { first = first ?? error }
+            do {
+                return try lister.backend.filesystem(containing: path)
+            } catch {
+                first = first ?? error
+                if claimed == nil, lister.backend.claims(path) == .ifNothingElse { claimed = error }
+            }
         }
-        throw first ?? RuntimeError("\(path): carve has no snapshot backend")
+        throw claimed ?? first ?? RuntimeError("\(path): carve has no snapshot backend")
     }
 
-    public func claims(_ name: String) -> Bool { listers.contains { $0.backend.claims(name) } }
+    public func claims(_ name: String) -> NameClaim { listers.map { $0.backend.claims(name) }.max() ?? .no }
 
     public func resolvedPath(_ path: String) -> String? { paths.resolvedPath(path) }
     public var workingDirectory: String { paths.workingDirectory }
