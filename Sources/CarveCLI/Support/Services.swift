@@ -42,6 +42,8 @@ public struct Services: Sendable {
     public var localeIsUTF8 = true
     /// Which running processes hold a snapshot; nil: none is looked for.
     public var holders: (any VolumeHolders)?
+    /// ZFS pools' layouts, for `check` on a `zfs_member` device; nil reads none.
+    public var zfsPools: (any ZFSPoolReading)?
     /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).
     public var exactScan = ExactScanOptions()
     /// What snapshot owners keep beside their snapshots (markers, metadata); a fake

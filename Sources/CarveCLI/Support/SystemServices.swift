@@ -62,6 +62,9 @@ extension Services {
         services.localeIsUTF8 = LocaleCharset.isUTF8 { name in getenv(name).map { String(cString: $0) } }
         services.owners = OwnerRooms(host: host)
         services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
+        let zfs = ZFSTool()
+        services.backends.register(ZFSBackend(tool: zfs, mountTable: mounts, host: host), for: .zfs)
+        services.zfsPools = ZFSPoolStatus(tool: zfs)
         return services
     }
 }

@@ -17,6 +17,7 @@ public enum CheckPlanner {
         }
         guard target < subject.currentSize else { return report }
         checkAbility(subject, target: target, into: &report)
+        ZFSMemberCheck.add(subject, into: &report)
         checkMinimum(subject, target: target, into: &report)
         report.steps = ResizeSteps.plan(report, subject: subject, target: subject.stepTarget)
         return report

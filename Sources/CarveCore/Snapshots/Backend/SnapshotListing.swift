@@ -10,6 +10,9 @@ public protocol SnapshotListing: Sendable {
     /// The filesystem of this kind holding `path`; a `RuntimeError` naming the path and
     /// its filesystem type when it is not of this kind, a `UsageError` when it does not exist.
     func filesystem(containing path: String) throws -> Filesystem
+    /// Whether `name` is this backend's own kind of name rather than a path (ZFS's
+    /// `pool/dataset@snapshot`): it is then read as such, relative or not.
+    func claims(_ name: String) -> NameClaim
     /// The filesystem among `filesystems` and the volume `path` lands in, in one system
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.
@@ -26,6 +29,8 @@ public protocol SnapshotListing: Sendable {
 }
 
 extension SnapshotListing {
+    public func claims(_ name: String) -> NameClaim { .no }
+
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {
@@ -44,4 +49,18 @@ public protocol PathResolving: Sendable {
     func resolvedPath(_ path: String) -> String?
     /// The directory relative paths on the command line start from.
     var workingDirectory: String { get }
+}
+
+/// How a backend takes a name given on the command line.
+public enum NameClaim: Int, Sendable, Comparable {
+    /// A path, or another backend's name.
+    case no
+    /// Its kind of name, if no backend finds it otherwise: then its error is the run's
+    /// (ZFS's `tank/home` where `zfs` is not installed: the error names the package;
+    /// LVM's `vg0/pool` is still LVM's).
+    case ifNothingElse
+    /// Its own, whatever else it could be (a name of an imported ZFS pool).
+    case yes
+
+    public static func < (a: NameClaim, b: NameClaim) -> Bool { a.rawValue < b.rawValue }
 }
