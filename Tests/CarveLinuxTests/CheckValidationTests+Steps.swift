@@ -124,7 +124,9 @@ enum StepRunner {
     }
 
     static func check(_ arguments: [String]) throws -> [String: Any] {
-        Udevd.settle()
+        // A running udevd learns of a new filesystem on a partition only from a change
+        // event: without one its record (which carve reads first, as lsblk) says none.
+        Udevd.settle(arguments.filter { $0.hasPrefix("/dev/") })
         let result = try Shell.run([try CheckHarness.carveExecutable(), "check"] + arguments + ["--json"])
         guard result.status == 0 else { throw RuntimeError("carve check exited \(result.status): \(result.stdout)") }
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
