@@ -65,7 +65,8 @@ public enum Udevd {
     public static func settle(_ nodes: [String] = []) {
         guard isRunning else { return }
         if !nodes.isEmpty {
-            _ = try? Shell.run(["udevadm", "trigger", "--action=change", "--settle"] + nodes)
+            // Bounded: a udevd that exits meanwhile would leave --settle waiting for ever.
+            _ = try? Shell.run(["timeout", "60", "udevadm", "trigger", "--action=change", "--settle"] + nodes)
         }
         _ = try? Shell.run(["udevadm", "settle", "--timeout=30"])
     }

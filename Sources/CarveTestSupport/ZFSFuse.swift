@@ -46,7 +46,9 @@ public final class ZFSFuse {
     public func pool(_ name: String, size: String = "256M", on device: String? = nil) throws -> String {
         let file = device ?? directory + "/\(name).img"
         if device == nil { try Shell.check(["truncate", "-s", size, file]) }
-        try Shell.check([Self.zpool, "create", "-m", mountpoint(of: name), name, file])
+        // cachefile=none: a run killed before its cleanup leaves no pool in zpool.cache for
+        // the next daemon to import (a stale pool of the same name made the next run fail).
+        try Shell.check([Self.zpool, "create", "-o", "cachefile=none", "-m", mountpoint(of: name), name, file])
         pools.append(name)
         return file
     }
