@@ -50,12 +50,15 @@ extension Services {
         var services = Services(
             devices: LinuxDeviceSource(host: host, mounts: mounts),
             snapshots: BtrfsSnapshotBackend(host: host, mountTable: mounts),
+            clock: SystemClock(),
             output: StandardOutput(),
             isRoot: geteuid() == 0,
             stdinIsTerminal: isatty(0) == 1,
             stderrIsTerminal: isatty(2) == 1,
+            partitionTables: FdiskPartitionTableReader(),
             filesystemSizer: LinuxFilesystemSizer(host: host),
             mounts: mounts,
+            filesystemSpace: StatvfsSpace(),
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.holders = ProcVolumeHolders(host: host)
