@@ -71,3 +71,15 @@ extension Services {
         return services
     }
 }
+
+extension DeletionServices {
+    /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.
+    public static func system() -> DeletionServices {
+        DeletionServices(
+            lock: FileDeletionLock(),
+            catchInterrupts: { flag, onSignal in InterruptCatcher.catchInterrupts(into: flag, notify: onSignal) },
+            systemLog: { SystemLog.notice($0) },
+            readAnswer: { readLine(strippingNewline: true) }
+        )
+    }
+}

@@ -1,5 +1,4 @@
 import CarveCore
-import CarveLinux
 
 /// What the deleting commands need besides `Services`: the lock, signals, syslog and
 /// the answer to a prompt. Kept apart so that the read-only commands never see them;
@@ -22,16 +21,6 @@ public struct DeletionServices: Sendable {
     ) {
         self.lock = lock; self.catchInterrupts = catchInterrupts; self.systemLog = systemLog;
         self.readAnswer = readAnswer
-    }
-
-    /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.
-    public static func system() -> DeletionServices {
-        DeletionServices(
-            lock: FileDeletionLock(),
-            catchInterrupts: { flag, onSignal in InterruptCatcher.catchInterrupts(into: flag, notify: onSignal) },
-            systemLog: { SystemLog.notice($0) },
-            readAnswer: { readLine(strippingNewline: true) }
-        )
     }
 
     /// The deletion services of the running command: `noMachine`'s unless the caller
