@@ -21,18 +21,13 @@ import swiftsource  # noqa: E402
 SCANNED = ["Sources", "Tests", "Fuzz"]
 # Called by a library or the runtime, never by name in carve's code.
 ALLOWED = {
-    "main", "run", "validate",  # ArgumentParser's entry points, @main
-    "configuration",  # ArgumentParser's CommandConfiguration
-    "CodingKeys",  # Codable's keys
-    "description", "debugDescription",  # CustomStringConvertible
-    "hash", "errorDescription",  # Hashable, LocalizedError
-    "makeIterator", "next",  # Sequence, IteratorProtocol
-    "encode", "allCases", "rawValue", "id",  # Encodable, CaseIterable, RawRepresentable, Identifiable
-    "callAsFunction",
+    "main", "run", "validate", "configuration",  # ArgumentParser's command, @main
+    "CodingKeys", "encode",  # Codable
+    "description", "hash",  # CustomStringConvertible, Hashable
     "LLVMFuzzerTestOneInput",  # libFuzzer's entry point
 }
-# Declarations a library fills in or reads through reflection.
-ATTRIBUTES = {"Option", "Flag", "Argument", "OptionGroup", "main", "_cdecl", "_silgen_name", "TaskLocal"}
+# Properties ArgumentParser fills in by reflection.
+ATTRIBUTES = {"Option", "Flag", "Argument", "OptionGroup"}
 # A case of such an enum may be made from text or listed, not named.
 ENUM_CONFORMANCES = {"CaseIterable", "String", "Int", "UInt8", "Int32", "UInt32", "Codable", "Decodable",
                      "ExpressibleByArgument", "EnumerableFlag"}
