@@ -90,8 +90,11 @@ struct LVMThinBackendTests {
     /// Through the registry, as carve runs: listed beside btrfs; a deletion is refused, saying why.
     @Test func theRegistryListsLVMAndRefusesToDeleteThere() throws {
         let sink = CapturingSink()
+        // This machine's clock, mounts and tables, as this test had them before the default became NoMachine's.
         var services = Services(
-            devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: sink, isRoot: true)
+            devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), clock: SystemClock(), output: sink,
+            isRoot: true, partitionTables: FdiskPartitionTableReader(), filesystemSizer: LinuxFilesystemSizer(),
+            mounts: ProcMountTable(), filesystemSpace: StatvfsSpace())
         services.backends.register(listingOnly: Self.backend(), for: .lvmThin)
         let listed = Services.$current.withValue(services) {
             CarveMain.run(["snapshots", "list", "vg0/pool", "--json"])

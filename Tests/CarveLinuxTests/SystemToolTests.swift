@@ -84,7 +84,12 @@ import Testing
                 filesystem: SnapshotFixtures.filesystem(),
                 subvolumes: [source, SnapshotFixtures.snapshot(300, path: "snaps/a", of: source, daysAgo: 3)])
         ])
-        var services = Services(devices: FakeDeviceSource(), snapshots: backend, output: sink, isRoot: true)
+        // This machine's clock, mounts and tables, as these tests had them before the default became NoMachine's.
+        var services = Services(
+            devices: FakeDeviceSource(), snapshots: backend, clock: SystemClock(), output: sink, isRoot: true,
+            partitionTables: FdiskPartitionTableReader(), filesystemSizer: LinuxFilesystemSizer(),
+            mounts: ProcMountTable(),
+            filesystemSpace: StatvfsSpace())
         services.backends.register(
             listingOnly: LVMThinBackend(report: { _ in
                 count.add()

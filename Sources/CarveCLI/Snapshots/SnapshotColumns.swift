@@ -97,8 +97,6 @@ final class SnapshotRow: Sendable {
     /// snapper's number, else timeshift's or btrbk's snapshot name.
     var number: String { snapshot.metadata.number.map(String.init) ?? snapshot.metadata.name ?? "" }
 
-    var createdISO: String { DateText.iso8601(snapshot.created, timeZone: timeZone) }
-
     var createdShort: String { DateText.short(snapshot.created, timeZone: timeZone) }
 }
 

@@ -1,5 +1,4 @@
 import CarveCore
-import CarveLinux
 
 /// Where a command writes: stdout for the result only, stderr for everything else.
 public protocol OutputSink: Sendable {
@@ -12,7 +11,8 @@ public protocol OutputSink: Sendable {
 }
 
 /// Everything a command needs from the outside world. `main` hands in the real
-/// system; CLI tests hand in fakes through `Services.$current.withValue`.
+/// system; CLI tests hand in fakes through `Services.$current.withValue`. What
+/// nobody hands in is `NoMachine`'s: a test never reaches this machine by omission.
 public struct Services: Sendable {
     public var devices: any DeviceSource
     /// Every snapshot backend, one per filesystem kind; a call about a filesystem goes to its own.
@@ -51,11 +51,11 @@ public struct Services: Sendable {
     public var owners: any OwnerHousekeeping
 
     public init(
-        devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
+        devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = NoMachine(),
         output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
-        partitionTables: any PartitionTableReader = FdiskPartitionTableReader(),
-        filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable(),
-        filesystemSpace: any FilesystemSpaceSource = StatvfsSpace(),
+        partitionTables: any PartitionTableReader = NoMachine(),
+        filesystemSizer: any FilesystemSizer = NoMachine(), mounts: any MountTable = NoMachine(),
+        filesystemSpace: any FilesystemSpaceSource = NoMachine(),
         snapshotSchedules: (any SnapshotScheduleReader)? = nil
     ) {
         self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
@@ -66,8 +66,14 @@ public struct Services: Sendable {
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }
 
-    /// The services of the running command.
-    @TaskLocal public static var current: Services = .system()
+    /// The services of the running command: nothing of this machine unless the caller
+    /// chose it (`main` runs carve under `Services.system()`).
+    @TaskLocal public static var current: Services = .noMachine
+
+    /// Services on `NoMachine`: no devices, no snapshots, nothing written.
+    public static var noMachine: Services {
+        Services(devices: NoMachine(), snapshots: NoMachine(), output: NoMachine(), isRoot: false)
+    }
 }
 
 extension OutputSink {

@@ -95,9 +95,4 @@ public struct ZFSCommandFailure: ReportableError {
     /// True when OpenZFS's kernel module is not loaded (`libzfs_error_init`'s ENXIO text):
     /// no pool can be imported, so there is none.
     public var isModuleNotLoaded: Bool { run.stderr.containsText("The ZFS modules are not loaded") }
-
-    /// True when the daemon (zfs-fuse) or the kernel module does not answer.
-    public var isUnreachable: Bool {
-        ["zfs-fuse daemon", "Connection refused", "/dev/zfs", "modprobe zfs"].contains { run.stderr.containsText($0) }
-    }
 }

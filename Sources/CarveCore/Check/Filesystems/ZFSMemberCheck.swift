@@ -35,8 +35,8 @@ public enum ZFSMemberCheck {
         guard subject.fsType == fsType else { return }
         let device = subject.device.path
         let poolName = subject.zfsPool?.pool ?? subject.device.properties.label ?? "POOL"
-        let pool = CheckPlanner.shellQuoted(poolName)
-        let dev = CheckPlanner.shellQuoted(device)
+        let pool = shellQuoted(poolName)
+        let dev = shellQuoted(device)
         if let note = subject.zfsPoolNote { report.notes.append(note) }
         guard let layout = subject.zfsPool else {
             report.notes.append("\(device) is a device of ZFS pool \(poolName)")
@@ -78,7 +78,7 @@ public enum ZFSMemberCheck {
             report.remedies.append(
                 Remedy(
                     command:
-                        "zpool remove \(pool) \(CheckPlanner.shellQuoted(vdev.kind == "disk" ? device : vdev.name))",
+                        "zpool remove \(pool) \(shellQuoted(vdev.kind == "disk" ? device : vdev.name))",
                     detail:
                         "copies the top-level vdev's data to the pool's other top-level vdevs (OpenZFS 0.8 or later, "
                         + "with room for it); \(device) is then free"))

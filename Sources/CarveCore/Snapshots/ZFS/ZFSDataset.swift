@@ -71,9 +71,4 @@ public enum ZFSName {
         let rest = name.dropFirst(dataset.count)
         return rest.isEmpty || rest.first == "/" || rest.first == "@"
     }
-
-    /// True when a character may stand in a ZFS dataset or snapshot name.
-    public static func isNameCharacter(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || "-_.: /@".contains(character))
-    }
 }
