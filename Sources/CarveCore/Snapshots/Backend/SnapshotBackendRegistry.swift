@@ -10,7 +10,7 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     private var full: [FilesystemKind: any SnapshotBackend] = [:]
     private let paths: any PathResolving
     /// The host's side of owner recognition, for every backend's listings (`OwnerClassification`).
-    public var owners: any OwnerPreparing = NoOwnerHousekeeping()
+    public var owners: any OwnerPreparing = NoOwnerPreparing()
 
     /// The registry of `backend`, which has every ability, for the filesystems of
     /// `kind`; it reads the paths on the command line too.

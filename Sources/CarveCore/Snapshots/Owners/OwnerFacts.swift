@@ -39,6 +39,11 @@ public protocol OwnerPreparing: Sendable {
     func hostFiles() -> (read: OwnerContext.FileReader, probe: OwnerProbe)
 }
 
+/// A host with nothing prepared and no files: what a registry has until it is given the owners' rooms.
+public struct NoOwnerPreparing: OwnerPreparing {
+    public init() {}
+}
+
 extension OwnerPreparing {
     public func prepare(_ settings: inout OwnerSettings, for filesystem: Filesystem) -> [String] { [] }
     public func hostFiles() -> (read: OwnerContext.FileReader, probe: OwnerProbe) { ({ _, _ in nil }, { _ in false }) }
