@@ -99,26 +99,26 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     /// The backend's plain volumes, classified by their owners, then finished by the backend.
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
         let lister = try backend(for: filesystem.kind)
-        return try classified(try lister.subvolumes(of: filesystem, sizes: sizes), by: lister, sizes: sizes)
+        var listing = try lister.subvolumes(of: filesystem, sizes: sizes)
+        try classify(&listing, by: lister, sizes: sizes)
+        return listing
     }
 
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {
         let lister = try backend(for: filesystem.kind)
-        return try classified(
-            try lister.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources), by: lister, sizes: .none)
+        var listing = try lister.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+        try classify(&listing, by: lister, sizes: .none)
+        return listing
     }
 
-    /// A listing that already has its owners (a fake's) is the backend's answer as it stands.
-    private func classified(
-        _ listing: VolumeListing, by lister: any SnapshotListing, sizes: SizeMode
-    ) throws -> VolumeListing {
-        guard listing.ownerFacts != nil else { return listing }
-        var listing = listing
+    /// In place, the listing held once: a copy would copy ten thousand volumes on the
+    /// first change. A listing that already has its owners (a fake's) stays as it is.
+    private func classify(_ listing: inout VolumeListing, by lister: any SnapshotListing, sizes: SizeMode) throws {
+        guard listing.ownerFacts != nil else { return }
         OwnerClassification(host: owners).classify(&listing)
         try lister.finishListing(&listing, sizes: sizes)
-        return listing
     }
 
     // MARK: deleting and waiting, only where the backend can
