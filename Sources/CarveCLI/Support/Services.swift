@@ -46,9 +46,10 @@ public struct Services: Sendable {
     public var zfsPools: (any ZFSPoolReading)?
     /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).
     public var exactScan = ExactScanOptions()
-    /// What snapshot owners keep beside their snapshots (markers, metadata); a fake
-    /// backend that keeps them too is its own.
-    public var owners: any OwnerHousekeeping
+    /// What snapshot owners keep beside their snapshots (markers, metadata), and what
+    /// they read on the host to classify every backend's listing; a fake backend that
+    /// keeps them too is its own.
+    public var owners: any OwnerHousekeeping { didSet { backends.owners = owners } }
 
     public init(
         devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = NoMachine(),
@@ -62,6 +63,7 @@ public struct Services: Sendable {
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
         owners = (snapshots as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
         self.devices = devices; backends = SnapshotBackendRegistry(snapshots, for: .btrfs); self.clock = clock;
+        backends.owners = owners
         self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }

@@ -137,12 +137,21 @@ public struct ZFSBackend: SnapshotBackend {
                 datasets.append(clone)
             }
         }
-        var volumes = try ZFSListing(backend: self, datasets: datasets).volumes(within: root)
-        let warnings = ZFSListing.classify(&volumes, datasets: datasets, timeZone: timeZone)
-        var listing = VolumeListing(filesystem: filesystem, subvolumes: volumes, sizes: .none, warnings: warnings)
+        let volumes = try ZFSListing(backend: self, datasets: datasets).volumes(within: root)
+        var listing = VolumeListing(filesystem: filesystem, subvolumes: volumes, sizes: .none)
+        listing.ownerFacts = ZFSListing.ownerFacts(datasets: datasets, timeZone: timeZone)
+        return listing
+    }
+
+    /// A dataset is never a snapshot, whatever an owner made of its name; the replication
+    /// bases are the owners' (syncoid's, zrepl's) newest common snapshots.
+    public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {
+        for index in listing.subvolumes.indices where listing.subvolumes[index].zfs == nil {
+            listing.subvolumes[index].isSnapshot = false
+        }
+        ZFSReplicationBases.mark(&listing.subvolumes)
         // ZFS keeps every snapshot's figures: nothing to scan, nothing to wait for.
         if sizes != .none { listing.sizes = .quota }
-        return listing
     }
 
     /// Every dataset of the pool with its origin and znapzend's format: no sizes, so no

@@ -1,8 +1,7 @@
 import CarveCore
 
 /// What a ZFS listing gathers beside `zfs list`: the holds' tags, where datasets and
-/// snapshots are mounted, the sends running; then the owners' verdicts and the
-/// replication bases.
+/// snapshots are mounted, the sends running, and the facts owners read.
 struct ZFSListing {
     let backend: ZFSBackend
     let datasets: [ZFSDataset]
@@ -28,9 +27,9 @@ struct ZFSListing {
         return tags
     }
 
-    /// The owners' verdicts (the ZFS tools' names, Docker's and Incus's layouts, znapzend's
-    /// property) and the replication bases; the warnings.
-    static func classify(_ volumes: inout [Volume], datasets: [ZFSDataset], timeZone: TimeZone) -> [String] {
+    /// What owners read beside the volumes, since no file is read on ZFS: which datasets
+    /// exist (Docker's and Incus's layouts) and znapzend's format property.
+    static func ownerFacts(datasets: [ZFSDataset], timeZone: TimeZone) -> OwnerFacts {
         var settings = OwnerSettings()
         var formats: [String: String] = [:]
         var names = Set<String>()
@@ -39,16 +38,7 @@ struct ZFSListing {
             if let format = dataset.znapzendFormat { formats[dataset.name] = format }
         }
         settings[ZnapzendFormats.self] = ZnapzendFormats(formats)
-        let datasetNames = names
-        let classifier = SnapshotClassifier(
-            context: OwnerContext(
-                timeZone: timeZone, readFile: { _, _ in nil }, probe: { datasetNames.contains($0) }, settings: settings),
-            owners: SnapshotOwners.all(for: .zfs))
-        let warnings = classifier.classify(&volumes)
-        // A dataset is never a snapshot, whatever lies in its name.
-        for index in volumes.indices where volumes[index].zfs == nil { volumes[index].isSnapshot = false }
-        ZFSReplicationBases.mark(&volumes)
-        return warnings
+        return OwnerFacts(files: .only(names), settings: settings, timeZone: timeZone)
     }
 }
 

@@ -9,6 +9,8 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     private var listers: [(kind: FilesystemKind, backend: any SnapshotListing)] = []
     private var full: [FilesystemKind: any SnapshotBackend] = [:]
     private let paths: any PathResolving
+    /// The host's side of owner recognition, for every backend's listings (`OwnerClassification`).
+    public var owners: any OwnerPreparing = NoOwnerPreparing()
 
     /// The registry of `backend`, which has every ability, for the filesystems of
     /// `kind`; it reads the paths on the command line too.
@@ -94,14 +96,29 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         return nil
     }
 
+    /// The backend's plain volumes, classified by their owners, then finished by the backend.
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
-        try backend(for: filesystem.kind).subvolumes(of: filesystem, sizes: sizes)
+        let lister = try backend(for: filesystem.kind)
+        var listing = try lister.subvolumes(of: filesystem, sizes: sizes)
+        try classify(&listing, by: lister, sizes: sizes)
+        return listing
     }
 
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {
-        try backend(for: filesystem.kind).chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+        let lister = try backend(for: filesystem.kind)
+        var listing = try lister.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+        try classify(&listing, by: lister, sizes: .none)
+        return listing
+    }
+
+    /// In place, the listing held once: a copy would copy ten thousand volumes on the
+    /// first change. A listing that already has its owners (a fake's) stays as it is.
+    private func classify(_ listing: inout VolumeListing, by lister: any SnapshotListing, sizes: SizeMode) throws {
+        guard listing.ownerFacts != nil else { return }
+        OwnerClassification(host: owners).classify(&listing)
+        try lister.finishListing(&listing, sizes: sizes)
     }
 
     // MARK: deleting and waiting, only where the backend can
@@ -115,7 +132,9 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     }
 
     public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
-        try deleter(for: filesystem).nestedVolumes(of: subvolume, on: filesystem)
+        let backend = try deleter(for: filesystem)
+        guard backend is any NestedInListing else { return try backend.nestedVolumes(of: subvolume, on: filesystem) }
+        return NestedVolumes([try subvolumes(of: filesystem, sizes: .none)]).below(subvolume, on: filesystem)
     }
 
     public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {

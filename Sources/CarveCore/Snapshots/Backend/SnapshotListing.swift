@@ -17,9 +17,15 @@ public protocol SnapshotListing: Sendable {
     /// call; nil when it is none of them or cannot be told. A hint for naming snapshots
     /// fast: a caller still checks that the volume's own path is `path`.
     func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation?
-    /// Every volume of `filesystem` from the top down, with manager metadata attached
-    /// and sizes found as `sizes` asks.
+    /// Every volume of `filesystem` from the top down. A backend lists them plain, as the
+    /// filesystem describes them, with the facts owners need (`ownerFacts`); the registry
+    /// classifies them (`OwnerClassification`) and then calls `finishListing`, so what
+    /// callers of the registry get has manager metadata attached and sizes as `sizes` asks.
     func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing
+    /// What the backend adds once owners have classified `listing`, which depends on
+    /// their verdicts or must follow their warnings (btrfs: the clones in use among plain
+    /// snapshots, then the sizes). Nothing by default.
+    func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws
     /// The volumes of `filesystem` a send/receive chain may link to listed ones: those
     /// received from the UUIDs `sent`, and those whose own UUID is in `sources` (where
     /// listed backups were sent from). Any superset will do: by default every volume.
@@ -30,6 +36,8 @@ public protocol SnapshotListing: Sendable {
 
 extension SnapshotListing {
     public func claims(_ name: String) -> NameClaim { .no }
+
+    public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {}
 
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
