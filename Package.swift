@@ -15,9 +15,9 @@ let smallReleaseLink: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=safe",
-            // No search index over the unwind tables (280 KB): nothing in carve throws a C++
-            // exception, and the Swift runtime's crash backtraces walk frame pointers.
+            // No unwind tables and no search index over them (1.4 MB): see the script.
             "-Xlinker", "--no-eh-frame-hdr",
+            "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/carve/no-unwind-tables.ld",
             "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/carve/exports.map",
         ], .when(configuration: .release))
 ]
@@ -57,7 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "carve", dependencies: ["CarveCLI", "CarveCore"],
-            exclude: ["exports.map"], linkerSettings: smallReleaseLink
+            exclude: ["exports.map", "no-unwind-tables.ld"], linkerSettings: smallReleaseLink
         ),
         // Prints what the man pages are generated from (Scripts/man); not installed.
         .executableTarget(name: "carve-manual-data", dependencies: ["CarveCLI"]),

@@ -9,6 +9,7 @@ enum FuzzTarget: String, CaseIterable {
     case size, duration, date, snapshotName = "snapshot-name", snapperInfo = "snapper-info"
     case snapperConfig = "snapper-config", timeshiftInfo = "timeshift-info", btrbkName = "btrbk-name"
     case mountinfo, udev, label, udevFile = "udev-file"
+    case zfsOutput = "zfs-output", zfsName = "zfs-name"
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CARVE_FUZZ_TARGET"] ?? ""
@@ -48,6 +49,36 @@ enum FuzzTarget: String, CaseIterable {
             let found = UdevPropertyFile.parse(Array(data))
             precondition(found.values.count <= UdevPropertyFile.fields.count, "one value a field")
             for value in found.values.values { precondition(!value.contains("\n"), "a value is one line") }
+        case .zfsOutput:
+            // Whatever zfs or zpool printed, read by each of carve's readers of it: at most
+            // one dataset or hold a line, never a crash.
+            let lines = text.split(separator: "\n").count
+            if let datasets = try? ZFSListOutput.parseList(text, columns: ZFSListOutput.properties) {
+                precondition(datasets.count <= lines, "at most one dataset a line")
+            }
+            if let datasets = try? ZFSListOutput.parseGet(text) {
+                precondition(datasets.count <= lines, "at most one dataset a line")
+                precondition(Set(datasets.map(\.name)).count == datasets.count, "each dataset once")
+            }
+            _ = try? ZFSCommandOutput.holds(text)
+            _ = try? ZFSCommandOutput.destroyDryRun(text)
+            _ = try? ZFSCommandOutput.pools(text)
+            _ = try? ZFSCommandOutput.freeing(text)
+            if let layout = try? ZFSPoolLayout.parse(status: text) { _ = layout.summary }
+            _ = ZFSDialect.detect(zfsUsage: text, getUsage: text, zpoolUsage: text)
+            _ = ZFSSendCommand.snapshots(text.split(separator: "\0", omittingEmptySubsequences: false).map(String.init))
+        case .zfsName:
+            // A snapshot's name as each ZFS tool's owner reads it: a date when it recognises one.
+            let place = OwnerPlace(path: "tank/home@" + text, mountedPath: nil, readOnly: true)
+            var settings = OwnerSettings()
+            settings[ZnapzendFormats.self] = ZnapzendFormats(["tank/home": "%Y-%m-%d-%H%M%S"])
+            let context = OwnerContext(timeZone: utc, readFile: { _, _ in nil }, settings: settings)
+            for owner in SnapshotOwners.all(for: .zfs) {
+                if let found = owner.recognise(place, context: context)?.metadata {
+                    precondition(found.manager == owner.manager, "an owner names itself")
+                }
+            }
+            _ = ZnapzendOwner.pattern(text)
         case .udev:
             let decoded = UdevEncoding.decode(text)
             precondition(decoded.utf8.count <= text.utf8.count * 3, "decoding never grows a value much")

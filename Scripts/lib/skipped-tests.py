@@ -16,7 +16,7 @@ SKIPPED = {"testSkipped": "skipped", "testCancelled": "cancelled", "testCaseCanc
 
 def entries(path):
     """(test id, what, why) for each skip or cancellation; raises ValueError on a bad stream."""
-    found, ended = [], False
+    found, ended, running = [], False, {}
     with open(path, encoding="utf-8") as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
@@ -30,13 +30,20 @@ def entries(path):
             payload = record.get("payload") or {}
             kind = payload.get("kind")
             ended = ended or kind == "runEnded"
+            if kind == "testStarted":
+                running[payload.get("testID", "?")] = True
+            elif kind == "testEnded":
+                running.pop(payload.get("testID", "?"), None)
             if kind in SKIPPED:
                 comments = payload.get("_comments") or []
                 messages = [m.get("text", "") for m in payload.get("messages") or []]
                 why = "; ".join(comments) or "; ".join(messages) or "no reason given"
                 found.append((payload.get("testID", "?"), SKIPPED[kind], why))
     if not ended:
-        raise ValueError("the run never ended (no runEnded event): the test process died or was never run")
+        # A hung test is the one that started and never ended: name it (its suite too).
+        unfinished = f"; started and never ended: {', '.join(running)}" if running else ""
+        raise ValueError(
+            f"the run never ended (no runEnded event): the test process died, was stopped or was never run{unfinished}")
     return found
 
 

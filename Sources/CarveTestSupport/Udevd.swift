@@ -64,9 +64,14 @@ public enum Udevd {
     /// returned, and until then the record says what the device held before.
     public static func settle(_ nodes: [String] = []) {
         guard isRunning else { return }
-        if !nodes.isEmpty {
-            _ = try? Shell.run(["udevadm", "trigger", "--action=change", "--settle"] + nodes)
-        }
+        if !nodes.isEmpty { try? trigger(nodes) }
         _ = try? Shell.run(["udevadm", "settle", "--timeout=30"])
+    }
+
+    /// Asks a running udevd to read `nodes` again and waits until it has; throws when it
+    /// could not. Only a running udevd answers `--settle` (without one it waits for
+    /// ever), and one that exits meanwhile would leave it waiting too: bounded.
+    public static func trigger(_ nodes: [String]) throws {
+        try Shell.check(["timeout", "60", "udevadm", "trigger", "--action=change", "--settle"] + nodes)
     }
 }

@@ -10,4 +10,8 @@ import Glibc
 let arguments = (1..<Int(CommandLine.argc)).compactMap {
     CommandLine.unsafeArgv[$0].map { ByteText.decode(cString: $0) }
 }
-exit(CarveMain.run(arguments))
+// carve runs on this machine by name: what is not handed in is no machine's (`NoMachine`).
+let status = Services.$current.withValue(.system()) {
+    DeletionServices.$current.withValue(.system()) { CarveMain.run(arguments) }
+}
+exit(status)

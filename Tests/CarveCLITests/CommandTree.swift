@@ -21,10 +21,10 @@ enum CommandTree {
         return CarveCommand.helpMessage(for: type, columns: columns)
     }
 
-    /// Result of running carve in-process with the real services' output replaced.
+    /// Result of running carve in-process on no machine, its output captured.
     static func carve(_ arguments: [String]) -> RunResult {
         runCarve(arguments) { captured in
-            var services = Services.system()
+            var services = Services.noMachine
             services.output = captured
             return services
         }

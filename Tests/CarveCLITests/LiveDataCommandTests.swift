@@ -89,7 +89,7 @@ import Testing
             #expect(result.status == 64)
             #expect(
                 result.stderr.contains(
-                    "invalid manager 'lxc' for --manager (known: snapper, timeshift, btrbk, plain, docker, podman, machines, incus)"
+                    "invalid manager 'lxc' for --manager (known: snapper, timeshift, btrbk, zfs-auto-snapshot, sanoid, syncoid, zrepl, proxmox-replication, znapzend, plain, docker, podman, machines, incus)"
                 ))
             #expect(harness.remaining.contains(300))
         }

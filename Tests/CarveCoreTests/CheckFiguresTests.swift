@@ -44,8 +44,9 @@ import Testing
             #expect(ShrinkRule.rule(for: type).ability == .offlineOnly)
         }
         #expect(ShrinkRule.rule(for: "xfs").ability == .cannotShrink)
+        #expect(ShrinkRule.rule(for: "zfs_member").ability == .cannotShrink, "a ZFS vdev never shrinks")
         #expect(ShrinkRule.rule(for: "swap").ability == .recreate)
-        for type in ["crypto_LUKS", "LVM2_member", "zfs_member", nil] {
+        for type in ["crypto_LUKS", "LVM2_member", nil] {
             #expect(ShrinkRule.rule(for: type).ability == .unknown)
         }
     }

@@ -76,7 +76,7 @@ import Testing
         #expect(report.blockers[0].bytes == 100 * .mib)
     }
 
-    @Test(arguments: [FakeFilesystem.crypto(), FakeFilesystem("LVM2_member"), FakeFilesystem("zfs_member")])
+    @Test(arguments: [FakeFilesystem.crypto(), FakeFilesystem("LVM2_member")])
     func typesCarveDoesNotKnowAreNeverAGuessedYes(_ filesystem: FakeFilesystem) throws {
         var fixture = CheckFixture(second: filesystem)
         fixture.figures("sda2", filesystem.type, minimum: nil)

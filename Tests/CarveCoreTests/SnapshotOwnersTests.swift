@@ -30,9 +30,15 @@ import Testing
     @Test func theNamesAreTheRegisteredOwnersManagersFirstThenPlainThenEngines() {
         #expect(
             SnapshotManager.allCases.map(\.rawValue) == [
-                "snapper", "timeshift", "btrbk", "plain", "docker", "podman", "machines", "incus",
+                "snapper", "timeshift", "btrbk", "zfs-auto-snapshot", "sanoid", "syncoid", "zrepl",
+                "proxmox-replication", "znapzend", "plain", "docker", "podman", "machines", "incus",
             ])
-        #expect(Set(SnapshotOwners.all.map(\.manager)).count == SnapshotOwners.all.count, "one owner per name")
+        for kind in FilesystemKind.allCases {
+            let owners = SnapshotOwners.all(for: kind)
+            #expect(Set(owners.map(\.manager)).count == owners.count, "one owner per name on \(kind.rawValue)")
+        }
+        // An engine on btrfs and on ZFS is one name with two layouts.
+        #expect(SnapshotOwners.all(for: .zfs).filter { $0.deletingTool != nil }.map(\.manager) == [.docker, .incus])
         #expect(SnapshotManager(known: "podman") == .podman)
         #expect(SnapshotManager(known: "lxc") == nil, "a name no owner registered")
         #expect(SnapshotOwners.owner(.plain) == nil)

@@ -10,7 +10,8 @@ import Testing
 enum CheckHarness {
     /// `carve check` with the platform's real implementations, as the command runs it.
     static func check(
-        _ path: String, _ operation: CheckOperation, snapshots: any SnapshotListing = BtrfsSnapshotBackend(),
+        _ path: String, _ operation: CheckOperation,
+        snapshots: any SnapshotListing = SnapshotBackendRegistry.classifying(BtrfsSnapshotBackend()),
         schedules: (any SnapshotScheduleReader)? = nil
     ) throws -> CheckReport {
         Udevd.settle([path])

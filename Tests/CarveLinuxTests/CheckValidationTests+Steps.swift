@@ -92,6 +92,8 @@ extension CheckValidationTests {
             let steps = try StepRunner.steps(report)
 
             try Shell.check(["sfdisk", "--quiet", "--no-reread", "-N", "1", disk.device], input: "start=4096\n")
+            // A running udevd probes the disk once sfdisk closes it: partx waits for that.
+            Udevd.settle()
             try Shell.check(["partx", "-u", disk.device])
             let table = try Shell.check(["sfdisk", "--dump", disk.device])
             let content = try Shell.check(["sh", "-c", "head -c 64M \(part) | sha256sum"])
@@ -117,6 +119,9 @@ enum StepRunner {
         try withLoopDisk(size: "1200M", sfdisk: "label: \(label)\n\(partition)\n") { disk in
             let part = disk.partition(1)
             try Shell.check(mkfs + [part])
+            // A running udevd learns of a new filesystem on a partition only from a change
+            // event: without one its record (which carve reads first, as lsblk) says none.
+            Udevd.settle([part])
             let mountpoint = try disk.mount(part)
             try CheckHarness.writeFiles(mountpoint, count: 15, mebibytes: 10)
             try body(disk, part, mountpoint, try checksum(mountpoint))

@@ -96,7 +96,7 @@ struct DeletionFreshStateTests {
 /// One deletion run's backend and deleter, as `carve snapshots delete` builds them, on
 /// the snapshots listed when it starts (the plan); released before the disk is cleaned up.
 private struct Run {
-    let backend = BtrfsSnapshotBackend()
+    let backend = SnapshotBackendRegistry.classifying(BtrfsSnapshotBackend())
     let deleter: SnapshotDeleter
     let planned: [String: PlannedSnapshot]
 

@@ -48,7 +48,7 @@ func withLiveFilesystems(_ body: (FilesystemsFixture) throws -> Void) throws {
         try fixture.gpt.mount(fixture.ext4)
         try Shell.check(["swapon", fixture.swap])
         defer { _ = try? Shell.run(["swapoff", fixture.swap]) }
-        try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
+        try Udevd.trigger(fixture.nodes)
         Udevd.settle()
         try body(fixture)
     }

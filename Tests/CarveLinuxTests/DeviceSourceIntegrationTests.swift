@@ -30,7 +30,7 @@ struct DeviceSourceIntegrationTests {
             let poolAgain = try fixture.gpt.mount(fixture.btrfs)
             // udevd learns of a new filesystem from an inotify "change" event that can
             // come after a settle: replay it so lsblk's udev records are current.
-            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
+            try Udevd.trigger(fixture.nodes)
             Udevd.settle()
             let carve = try carveDevices(fixture.nodes, columns: Self.allColumns)
             let lsblk = try Reference.lsblk(fixture.nodes, columns: Self.allColumns)
@@ -142,7 +142,7 @@ struct DeviceSourceIntegrationTests {
         }
         try Shell.check(["mkfs.ext4", "-q", "-F", "-L", "before", disk.device])
         let startedByUs = try Udevd.start()
-        try Shell.check(["udevadm", "trigger", "--action=change", "--settle", disk.device])
+        try Udevd.trigger([disk.device])
         Udevd.stop(startedByUs: startedByUs)
         #expect(!UdevDaemon.isRunning())
         try Shell.check(["mkfs.xfs", "-q", "-f", "-L", "after", disk.device])
@@ -205,7 +205,7 @@ struct DeviceSourceIntegrationTests {
         try expectExact(UdevDaemon.isRunning() ? "with a udevd already running" : "without udevd")
         let startedByUs = try Udevd.start()
         defer { Udevd.stop(startedByUs: startedByUs) }
-        try Shell.check(["udevadm", "trigger", "--action=change", "--settle", disk.device])
+        try Udevd.trigger([disk.device])
         Udevd.settle()
         try expectExact("with udevd")
     }

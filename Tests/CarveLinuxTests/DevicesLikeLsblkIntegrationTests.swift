@@ -40,7 +40,7 @@ struct DevicesLikeLsblkIntegrationTests {
             try fixture.gpt.mount(fixture.btrfs)
             try fixture.xfs.mount(fixture.xfs.device)
             try Shell.check(["sync"])
-            try Shell.check(["udevadm", "trigger", "--action=change", "--settle"] + fixture.nodes)
+            try Udevd.trigger(fixture.nodes)
             Udevd.settle()
             for options in Self.invocations {
                 let theirs = try Shell.run(["lsblk"] + options + fixture.nodes)

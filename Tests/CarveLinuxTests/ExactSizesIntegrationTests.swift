@@ -43,7 +43,7 @@ struct ExactSizesIntegrationTests {
         /// The listing with exact sizes, read in-process through the real backend.
         func exact() throws -> VolumeListing {
             try Shell.check(["sync"])
-            let backend = BtrfsSnapshotBackend()
+            let backend = SnapshotBackendRegistry.classifying(BtrfsSnapshotBackend())
             return try backend.subvolumes(of: try backend.filesystem(containing: mountpoint), sizes: .exact)
         }
 

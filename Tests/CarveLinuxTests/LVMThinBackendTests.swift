@@ -37,7 +37,12 @@ struct LVMThinBackendTests {
         let pools = try backend.mountedFilesystems()
         #expect(pools.map(\.mountpoint) == ["vg0/pool"])
         #expect(pools.first?.kind == .lvmThin)
-        let listing = try backend.subvolumes(of: pools[0], sizes: .none)
+        let plain = try backend.subvolumes(of: pools[0], sizes: .none)
+        #expect(plain.ownerFacts != nil, "listed plain, for the owners to classify")
+        var registry = SnapshotBackendRegistry.classifying(FakeSnapshotBackend())
+        registry.register(listingOnly: backend, for: .lvmThin)
+        let listing = try registry.subvolumes(of: pools[0], sizes: .none)
+        #expect(listing.ownerFacts == nil && listing.subvolumes.allSatisfy { $0.metadata.manager == .plain })
         #expect(listing.subvolumes.map(\.path) == ["vg0/root", "vg0/root-2026-11-01"])
         let snapshot = try #require(listing.subvolumes.last)
         #expect(snapshot.isSnapshot && snapshot.readOnly && snapshot.sourcePath == "vg0/root")
@@ -90,8 +95,11 @@ struct LVMThinBackendTests {
     /// Through the registry, as carve runs: listed beside btrfs; a deletion is refused, saying why.
     @Test func theRegistryListsLVMAndRefusesToDeleteThere() throws {
         let sink = CapturingSink()
+        // This machine's clock, mounts and tables, as this test had them before the default became NoMachine's.
         var services = Services(
-            devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), output: sink, isRoot: true)
+            devices: FakeDeviceSource(), snapshots: FakeSnapshotBackend(), clock: SystemClock(), output: sink,
+            isRoot: true, partitionTables: FdiskPartitionTableReader(), filesystemSizer: LinuxFilesystemSizer(),
+            mounts: ProcMountTable(), filesystemSpace: StatvfsSpace())
         services.backends.register(listingOnly: Self.backend(), for: .lvmThin)
         let listed = Services.$current.withValue(services) {
             CarveMain.run(["snapshots", "list", "vg0/pool", "--json"])

@@ -116,7 +116,8 @@ struct PoolLayoutIntegrationTests {
         let host = disk.directory + "/host"
         try disk.mount(disk.device, name: "host/var/lib/machines")
         func listed(host: HostRoot) throws -> [String: SnapshotManager] {
-            let backend = BtrfsSnapshotBackend(host: host, mountTable: ProcMountTable(host: .system), isRoot: true)
+            let backend = SnapshotBackendRegistry.classifying(
+                BtrfsSnapshotBackend(host: host, mountTable: ProcMountTable(host: .system), isRoot: true), host: host)
             let listing = try backend.subvolumes(of: try backend.filesystem(containing: top), sizes: .none)
             #expect(listing.subvolumes.allSatisfy { $0.mountedPath?.hasPrefix(top + "/") == true })
             return Dictionary(uniqueKeysWithValues: listing.subvolumes.map { ($0.path, $0.metadata.manager) })

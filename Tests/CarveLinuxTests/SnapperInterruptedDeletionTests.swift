@@ -51,8 +51,8 @@ struct SnapperInterruptedDeletionTests {
     /// The real backend's view of one snapper snapshot, as a deletion run has it.
     func snapperSnapshot(
         _ number: Int, _ config: String, on disk: DeletionDisk
-    ) throws -> (BtrfsSnapshotBackend, Volume, Filesystem) {
-        let backend = BtrfsSnapshotBackend()
+    ) throws -> (SnapshotBackendRegistry, Volume, Filesystem) {
+        let backend = SnapshotBackendRegistry.classifying(BtrfsSnapshotBackend())
         let filesystem = try backend.filesystem(containing: disk.mountpoint)
         let listing = try backend.subvolumes(of: filesystem, sizes: .none)
         let subvolume = try #require(

@@ -48,13 +48,16 @@ import Testing
 
     /// The carve binary, with a fake `lvs` first on its own PATH and none in the system
     /// directories (hidden in a mount namespace where lvm2 is installed), lists every
-    /// filesystem (which asks LVM) without running the fake.
+    /// filesystem (which asks LVM) without running the fake. zfs and zpool are hidden
+    /// too: an installed zfs-fuse with no daemon makes a listing of everything fail.
     @Test(.integration(needing: "unshare"))
     func carveRunsNoToolFromItsPath() throws {
         let fake = try Self.fakeTool("lvs")
         defer { try? FileManager.default.removeItem(atPath: fake.directory) }
-        let hide = ChildProcess.systemDirectories.map {
-            "if [ -e \($0)/lvs ]; then mount --bind /dev/null \($0)/lvs; fi"
+        let hide = ChildProcess.systemDirectories.flatMap { directory in
+            ["lvs", "zfs", "zpool"].map {
+                "if [ -e \(directory)/\($0) ]; then mount --bind /dev/null \(directory)/\($0); fi"
+            }
         }
         let script = (hide + ["command -v lvs", "exec \"$0\" snapshots list --sizes none"]).joined(separator: "; ")
         let path = ([fake.directory] + ChildProcess.systemDirectories).joined(separator: ":")
@@ -81,7 +84,12 @@ import Testing
                 filesystem: SnapshotFixtures.filesystem(),
                 subvolumes: [source, SnapshotFixtures.snapshot(300, path: "snaps/a", of: source, daysAgo: 3)])
         ])
-        var services = Services(devices: FakeDeviceSource(), snapshots: backend, output: sink, isRoot: true)
+        // This machine's clock, mounts and tables, as these tests had them before the default became NoMachine's.
+        var services = Services(
+            devices: FakeDeviceSource(), snapshots: backend, clock: SystemClock(), output: sink, isRoot: true,
+            partitionTables: FdiskPartitionTableReader(), filesystemSizer: LinuxFilesystemSizer(),
+            mounts: ProcMountTable(),
+            filesystemSpace: StatvfsSpace())
         services.backends.register(
             listingOnly: LVMThinBackend(report: { _ in
                 count.add()

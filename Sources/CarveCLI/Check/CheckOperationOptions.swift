@@ -50,7 +50,7 @@ extension Services {
     var checkEnvironment: CheckEnvironment {
         var environment = CheckEnvironment(
             devices: devices, tables: partitionTables, sizer: filesystemSizer, mounts: mounts, snapshots: snapshots,
-            schedules: snapshotSchedules)
+            schedules: snapshotSchedules, zfsPools: zfsPools)
         environment.pinned = backends
         return environment
     }

@@ -4,7 +4,8 @@ import ArgumentParser
 struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshots",
-        abstract: "List, delete and thin btrfs snapshots (snapper, timeshift, btrbk, plain), and see what they pin.",
+        abstract:
+            "List, delete and thin btrfs and ZFS snapshots (snapper, timeshift, btrbk, sanoid, zfs-auto-snapshot…), and see what they pin.",
         discussion: """
             Examples:
               $ carve snapshots list /

@@ -10,7 +10,8 @@ struct SnapshotsDeleteCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete btrfs snapshots by name or selection, with a dry run that says what space comes back.",
+        abstract:
+            "Delete btrfs and ZFS snapshots by name or selection, with a dry run that says what space comes back.",
         discussion: """
             SNAPSHOT is a path, a snapper CONFIG:NUMBER or a range CONFIG:FIRST-LAST; names and selection \
             options add up. Protected snapshots (\(Protection.Rule.list)) are reported and kept. \

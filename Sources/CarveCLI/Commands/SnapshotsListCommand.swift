@@ -2,8 +2,9 @@ import ArgumentParser
 import CarveCore
 import CarveLinux
 
-/// `carve snapshots list [PATH...]`: every btrfs snapshot of the filesystems holding
-/// PATH (default: every mounted btrfs, each once), with its manager's metadata and
+/// `carve snapshots list [PATH...]`: every snapshot of the filesystems holding PATH, or
+/// of the ZFS pools or datasets it names (default: every mounted btrfs and imported ZFS
+/// pool, each once), with its manager's metadata and
 /// the space it holds, oldest first.
 struct SnapshotsListCommand: ParsableCommand {
     /// The exit statuses it can end with: its help and man page list these.
@@ -11,7 +12,7 @@ struct SnapshotsListCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List btrfs snapshots with their manager (snapper, timeshift, btrbk, plain) and the space they hold.",
+        abstract: "List btrfs and ZFS snapshots with their manager (snapper, sanoid, plain…) and the space they hold.",
         discussion: """
             Sizes come from btrfs quotas when they are enabled and consistent; otherwise, as \
             root, from the extent trees (--sizes exact), and else they are unknown and carve says \
@@ -28,7 +29,9 @@ struct SnapshotsListCommand: ParsableCommand {
     )
 
     @Argument(
-        help: ArgumentHelp("Any path inside a btrfs filesystem (default: every mounted btrfs).", valueName: "path"),
+        help: ArgumentHelp(
+            "Any path inside a btrfs filesystem, or a ZFS pool or dataset (default: every mounted btrfs and ZFS pool).",
+            valueName: "path"),
         completion: .btrfsMountpoint)
     var paths: [String] = []
 

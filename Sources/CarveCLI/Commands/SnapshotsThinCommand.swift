@@ -11,7 +11,7 @@ struct SnapshotsThinCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thin",
         abstract:
-            "Delete the oldest snapshots of a btrfs filesystem until SIZE comes back or is available, as tmutil thinlocalsnapshots.",
+            "Delete the oldest snapshots of a btrfs filesystem or ZFS dataset until SIZE comes back or is available, as tmutil thinlocalsnapshots.",
         discussion: """
             The space a snapshot frees is its exclusive bytes: from btrfs quotas when they are on and \
             consistent, else read from the extent trees (--sizes auto, the default; quotas are never turned \

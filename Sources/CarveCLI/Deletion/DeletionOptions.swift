@@ -10,7 +10,10 @@ struct DeletionOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Delete without asking (needed when stdin is not a terminal).")
     var yes = false
 
-    @Flag(help: "Wait until btrfs has freed the space, then report the measured change next to the estimate.")
+    @Flag(
+        help:
+            "Wait until btrfs (or the ZFS pool: its freeing) has freed the space, then report the measured change next to the estimate."
+    )
     var wait = false
 
     @Flag(
@@ -29,7 +32,7 @@ struct DeletionOptions: ParsableArguments {
         help: ArgumentHelp(
             "Also delete the snapshots a send/receive chain needs for its next incremental backup.",
             discussion:
-                "Without it, the newest snapshot of each source that has a received copy on a mounted btrfs, and the newest backup received from each source, are kept."
+                "Without it, the newest snapshot of each source that has a received copy on a mounted btrfs, the newest backup received from each source, and on ZFS the newest snapshot of each syncoid, zrepl, znapzend and Proxmox replication series, are kept."
         ))
     var breakChains = false
 

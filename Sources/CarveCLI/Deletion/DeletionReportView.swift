@@ -29,7 +29,7 @@ struct DeletionReportView {
         // known before the list of what is gone is copied together.
         if plan.exactSizes.isEmpty, !deletedHaveSizes { return nil }
         let deleted = deleted
-        return plan.exactReclaim(of: deleted) ?? DeletionPlan.exclusiveSum(deleted)
+        return plan.measuredReclaim(of: deleted) ?? plan.exactReclaim(of: deleted) ?? DeletionPlan.exclusiveSum(deleted)
     }
 
     private var deletedHaveSizes: Bool {

@@ -5,7 +5,8 @@ import CarveCore
 /// --free and --until-available, with the order and --best-effort.
 struct ThinTargetOptions: ParsableArguments {
     @Argument(
-        help: ArgumentHelp("A path on the btrfs filesystem to thin.", valueName: "path"), completion: .btrfsMountpoint)
+        help: ArgumentHelp("A path on the btrfs filesystem to thin, or a ZFS pool or dataset.", valueName: "path"),
+        completion: .btrfsMountpoint)
     var path: String?
 
     @Option(

@@ -59,16 +59,16 @@ public enum DeviceColumns {
             Column(
                 "TYPE", help: "device type", widthHint: 4, text: { row, _ in row.device.type },
                 json: { .string($0.device.type) }),
-            property("FSTYPE", "filesystem type", \.fsType),
-            property("FSVER", "filesystem version", \.fsVersion),
-            property("LABEL", "filesystem LABEL", \.label),
-            property("UUID", "filesystem UUID", \.uuid, widthHint: 36),
-            property("PARTUUID", "partition UUID", \.partUUID, widthHint: 36),
-            property("PARTTYPE", "partition type code or UUID", \.partType, widthHint: 36),
+            text(.fsType, "filesystem type"),
+            text(.fsVersion, "filesystem version"),
+            text(.label, "filesystem LABEL"),
+            text(.uuid, "filesystem UUID", widthHint: 36),
+            text(.partUUID, "partition UUID", widthHint: 36),
+            text(.partType, "partition type code or UUID", widthHint: 36),
             text(.partTypeName, "partition type name"),
-            property("PARTLABEL", "partition LABEL", \.partLabel),
-            property("PTTYPE", "partition table type", \.ptType),
-            property("PTUUID", "partition table identifier (usually UUID)", \.ptUUID, widthHint: 36),
+            text(.partLabel, "partition LABEL"),
+            text(.ptType, "partition table type"),
+            text(.ptUUID, "partition table identifier (usually UUID)", widthHint: 36),
             flag("RO", "read-only device", \.readOnly),
             flag("RM", "removable device", \.removable),
             flag("ROTA", "rotational device", \.rotational),
@@ -150,13 +150,7 @@ public enum DeviceColumns {
     /// The columns that need the space of a mounted filesystem (statvfs).
     public static let spaceColumns: Set<String> = ["FSSIZE", "FSUSED", "FSAVAIL", "FSUSE%"]
 
-    private static func property(
-        _ name: String, _ help: String, _ field: KeyPath<DeviceProperties, String?> & Sendable, widthHint: Int = 0
-    ) -> Column<DeviceRow> {
-        cell(name, help, { $0.device.properties[keyPath: field] }, widthHint: widthHint)
-    }
-
-    /// A field of the property table, as text.
+    /// A field of the property table, as text, named by the field: one spelling of each name.
     static func text(_ field: DeviceField, _ help: String, widthHint: Int = 0) -> Column<DeviceRow> {
         cell(field.rawValue, help, { $0.device.properties[field] }, widthHint: widthHint)
     }

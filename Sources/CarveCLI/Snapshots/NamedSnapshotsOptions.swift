@@ -16,7 +16,7 @@ struct NamedSnapshotsOptions: ParsableArguments {
     @Option(
         name: .customLong("filesystem"),
         help: ArgumentHelp(
-            "Work on the btrfs filesystem holding this path (repeatable; default: every mounted one).",
+            "Work on the btrfs filesystem holding this path, or this ZFS pool or dataset (repeatable; default: every one).",
             valueName: "path"),
         completion: .btrfsMountpoint)
     var filesystems: [String] = []

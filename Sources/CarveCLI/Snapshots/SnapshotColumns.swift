@@ -75,20 +75,27 @@ final class SnapshotRow: Sendable {
             || carries(source) || carries(snapshot.metadata.config) || carries(snapshot.metadata.name)
             || carries(snapshot.metadata.description) || snapshot.mountpoints.contains(where: ByteText.carriesBytes)
             || snapshot.metadata.tags.contains(where: ByteText.carriesBytes)
+            || snapshot.zfs.map { facts in
+                (facts.holdTags ?? []).contains(where: ByteText.carriesBytes)
+                    || facts.clones.contains(where: ByteText.carriesBytes)
+            } == true
     }
 
-    /// The mounted path, or the path from the top level as btrfs-progs writes it (`<FS_TREE>/…`).
-    var path: String { snapshot.mountedPath ?? "<FS_TREE>/" + snapshot.path }
+    var isZFS: Bool { filesystem.kind == .zfs }
 
-    /// What it was taken of: on this filesystem, or for a received snapshot the snapshot it was sent from.
+    /// The mounted path, or the path from the top level as btrfs-progs writes it
+    /// (`<FS_TREE>/…`); a ZFS snapshot's name (`tank/home@daily`).
+    var path: String { isZFS ? snapshot.path : snapshot.mountedPath ?? "<FS_TREE>/" + snapshot.path }
+
+    /// What it was taken of: on this filesystem (a ZFS snapshot's dataset, by name), or
+    /// for a received snapshot the snapshot it was sent from.
     var source: String? {
-        sourceMountedPath ?? snapshot.sourcePath.map { "<FS_TREE>/" + $0 } ?? snapshot.receivedSourcePath
+        if isZFS { return snapshot.sourcePath }
+        return sourceMountedPath ?? snapshot.sourcePath.map { "<FS_TREE>/" + $0 } ?? snapshot.receivedSourcePath
     }
 
     /// snapper's number, else timeshift's or btrbk's snapshot name.
     var number: String { snapshot.metadata.number.map(String.init) ?? snapshot.metadata.name ?? "" }
-
-    var createdISO: String { DateText.iso8601(snapshot.created, timeZone: timeZone) }
 
     var createdShort: String { DateText.short(snapshot.created, timeZone: timeZone) }
 }
@@ -105,14 +112,21 @@ enum SnapshotColumns {
 
     static let all: [Column<SnapshotRow>] = [
         Column(
-            "ID", help: "btrfs subvolume id", rightAligned: true,
+            "ID", help: "btrfs subvolume id; a ZFS snapshot's guid", rightAligned: true,
             text: { row, _ in String(row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
         Column(
-            "PATH", help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it",
-            text: { row, _ in escapedForTable(row.path) + (row.snapshot.isReachable ? "" : " (not mounted)") },
+            "PATH",
+            help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it; ZFS: pool/dataset@name",
+            text: { row, _ in
+                escapedForTable(row.path) + (row.snapshot.isReachable || row.isZFS ? "" : " (not mounted)")
+            },
             cells: { row, out in
                 // Mounted (most often): the path itself, not a copy made by `row.path`.
-                if let mounted = row.snapshot.mountedPath { out.string(mounted) } else { out.string(row.path) }
+                if !row.isZFS, let mounted = row.snapshot.mountedPath {
+                    out.string(mounted)
+                } else {
+                    out.string(row.path)
+                }
             }),
         Column(
             "SUBVOLUME", key: "subvolume_path", help: "path from the filesystem's top level",
@@ -123,7 +137,11 @@ enum SnapshotColumns {
             text: { row, _ in escapedForTable(row.filesystem.mountpoint) },
             cells: { row, out in out.string(row.filesystem.mountpoint) }),
         Column(
-            "FSUUID", help: "filesystem UUID", text: { row, _ in row.filesystem.uuid },
+            "FSTYPE", key: "filesystem_type", help: "btrfs, zfs or lvm-thin",
+            text: { row, _ in row.filesystem.kind.rawValue },
+            cells: { row, out in out.string(row.filesystem.kind.rawValue) }),
+        Column(
+            "FSUUID", help: "filesystem UUID (ZFS: the pool's guid)", text: { row, _ in row.filesystem.uuid },
             cells: { row, out in out.string(row.filesystem.uuid) }),
         Column(
             "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid },
@@ -135,7 +153,7 @@ enum SnapshotColumns {
         Column(
             "SOURCE",
             help:
-                "the subvolume it was taken of, when that still exists (received: the snapshot it was sent from, when mounted)",
+                "the subvolume it was taken of, when that still exists (received: the snapshot it was sent from, when mounted); ZFS: its dataset",
             text: { row, _ in row.source.map(escapedForTable) ?? "-" }, cells: { row, out in out.string(row.source) }),
         Column(
             "SOURCE-ID", key: "source_id", help: "id of the source subvolume", rightAligned: true,
@@ -155,7 +173,8 @@ enum SnapshotColumns {
             text: { row, _ in DateText.short(row.snapshot.otime, timeZone: row.timeZone) },
             cells: { row, out in out.date(row.snapshot.otime, timeZone: row.timeZone) }),
         Column(
-            "DATE-SOURCE", key: "date_source", help: "where CREATED comes from: snapper, btrbk, timeshift or otime",
+            "DATE-SOURCE", key: "date_source",
+            help: "where CREATED comes from: the manager whose name or metadata dates it, or otime (ZFS: creation)",
             text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
         Column(
             "GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
@@ -190,7 +209,9 @@ enum SnapshotColumns {
             text: { row, _ in escapedForTable(row.snapshot.metadata.name ?? "") },
             cells: { row, out in out.string(row.snapshot.metadata.name) }),
         Column(
-            "TYPE", help: "snapper type: single, pre or post",
+            "TYPE",
+            help:
+                "snapper type (single, pre, post); the series of a ZFS tool: zfs-auto-snapshot's label, sanoid's type, syncoid's target, Proxmox's job",
             text: { row, _ in row.snapshot.metadata.type ?? "" },
             cells: { row, out in out.string(row.snapshot.metadata.type) }),
         Column(
@@ -198,12 +219,12 @@ enum SnapshotColumns {
             text: { row, _ in row.snapshot.metadata.important ? "yes" : "" },
             cells: { row, out in out.bool(row.snapshot.metadata.important) }),
         Column(
-            "EXCL", key: "exclusive", help: "bytes only this snapshot holds (quota), - when unknown",
+            "EXCL", key: "exclusive", help: "bytes only this snapshot holds (quota; ZFS: used), - when unknown",
             rightAligned: true,
             text: { row, bytes in size(row.snapshot.exclusive, bytes) },
             cells: { row, out in out.uint(row.snapshot.exclusive) }),
         Column(
-            "RFER", key: "referenced", help: "bytes this snapshot references (quota), - when unknown",
+            "RFER", key: "referenced", help: "bytes this snapshot references (quota; ZFS: referenced), - when unknown",
             rightAligned: true,
             text: { row, bytes in size(row.snapshot.referenced, bytes) },
             cells: { row, out in out.uint(row.snapshot.referenced) }),
@@ -223,6 +244,30 @@ enum SnapshotColumns {
             "CHAIN", key: "chain_parent", help: "the next incremental send needs it: kept unless --break-chains",
             text: { row, _ in row.snapshot.chainParent == nil ? "" : "yes" },
             cells: { row, out in out.bool(row.snapshot.chainParent != nil) }),
+        Column(
+            "HOLDS", help: "ZFS user holds: their tags, or their count where zfs cannot name them",
+            text: { row, _ in row.snapshot.zfs.map { escapedForTable($0.holdsText) } ?? "" },
+            cells: { row, out in out.uint(row.snapshot.zfs.map { UInt64($0.holds) }) }),
+        Column(
+            "HOLD-TAGS", key: "hold_tags", help: "ZFS user holds' tags (null where zfs cannot name them)",
+            text: { row, _ in (row.snapshot.zfs?.holdTags ?? []).map(escapedForTable).joined(separator: ",") },
+            cells: { row, out in
+                if let tags = row.snapshot.zfs?.holdTags {
+                    out.value(.array(tags.map(JSONValue.string)))
+                } else {
+                    out.null()
+                }
+            }),
+        Column(
+            "CLONES", help: "ZFS datasets cloned from this snapshot",
+            text: { row, _ in (row.snapshot.zfs?.clones ?? []).map(escapedForTable).joined(separator: ",") },
+            cells: { row, out in
+                if let clones = row.snapshot.zfs?.clones {
+                    out.value(.array(clones.map(JSONValue.string)))
+                } else {
+                    out.null()
+                }
+            }),
         Column(
             "TAGS", help: "timeshift tags",
             text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },

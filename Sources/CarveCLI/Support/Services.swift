@@ -1,5 +1,4 @@
 import CarveCore
-import CarveLinux
 
 /// Where a command writes: stdout for the result only, stderr for everything else.
 public protocol OutputSink: Sendable {
@@ -12,7 +11,8 @@ public protocol OutputSink: Sendable {
 }
 
 /// Everything a command needs from the outside world. `main` hands in the real
-/// system; CLI tests hand in fakes through `Services.$current.withValue`.
+/// system; CLI tests hand in fakes through `Services.$current.withValue`. What
+/// nobody hands in is `NoMachine`'s: a test never reaches this machine by omission.
 public struct Services: Sendable {
     public var devices: any DeviceSource
     /// Every snapshot backend, one per filesystem kind; a call about a filesystem goes to its own.
@@ -42,30 +42,40 @@ public struct Services: Sendable {
     public var localeIsUTF8 = true
     /// Which running processes hold a snapshot; nil: none is looked for.
     public var holders: (any VolumeHolders)?
+    /// ZFS pools' layouts, for `check` on a `zfs_member` device; nil reads none.
+    public var zfsPools: (any ZFSPoolReading)?
     /// Whether exact scans use the cache and report their figures (`--no-cache`, `--verbose`).
     public var exactScan = ExactScanOptions()
-    /// What snapshot owners keep beside their snapshots (markers, metadata); a fake
-    /// backend that keeps them too is its own.
-    public var owners: any OwnerHousekeeping
+    /// What snapshot owners keep beside their snapshots (markers, metadata), and what
+    /// they read on the host to classify every backend's listing; a fake backend that
+    /// keeps them too is its own.
+    public var owners: any OwnerHousekeeping { didSet { backends.owners = owners } }
 
     public init(
-        devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = SystemClock(),
+        devices: any DeviceSource, snapshots: any SnapshotBackend, clock: any WallClock = NoMachine(),
         output: any OutputSink, isRoot: Bool, stdinIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
-        partitionTables: any PartitionTableReader = FdiskPartitionTableReader(),
-        filesystemSizer: any FilesystemSizer = LinuxFilesystemSizer(), mounts: any MountTable = ProcMountTable(),
-        filesystemSpace: any FilesystemSpaceSource = StatvfsSpace(),
+        partitionTables: any PartitionTableReader = NoMachine(),
+        filesystemSizer: any FilesystemSizer = NoMachine(), mounts: any MountTable = NoMachine(),
+        filesystemSpace: any FilesystemSpaceSource = NoMachine(),
         snapshotSchedules: (any SnapshotScheduleReader)? = nil
     ) {
         self.filesystemSpace = filesystemSpace; self.snapshotSchedules = snapshotSchedules
         self.partitionTables = partitionTables; self.filesystemSizer = filesystemSizer; self.mounts = mounts
         owners = (snapshots as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
         self.devices = devices; backends = SnapshotBackendRegistry(snapshots, for: .btrfs); self.clock = clock;
+        backends.owners = owners
         self.output = output
         self.isRoot = isRoot; self.stdinIsTerminal = stdinIsTerminal; self.stderrIsTerminal = stderrIsTerminal
     }
 
-    /// The services of the running command.
-    @TaskLocal public static var current: Services = .system()
+    /// The services of the running command: nothing of this machine unless the caller
+    /// chose it (`main` runs carve under `Services.system()`).
+    @TaskLocal public static var current: Services = .noMachine
+
+    /// Services on `NoMachine`: no devices, no snapshots, nothing written.
+    public static var noMachine: Services {
+        Services(devices: NoMachine(), snapshots: NoMachine(), output: NoMachine(), isRoot: false)
+    }
 }
 
 extension OutputSink {

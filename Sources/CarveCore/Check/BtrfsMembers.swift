@@ -41,7 +41,7 @@ extension BtrfsAllocation {
             separator: ", ")
         var notes = [
             "btrfs over \(deviceCount) devices (\(profiles.map(\.rawValue).joined(separator: ", "))); this is device \(devid), the others are \(others)",
-            "shrink this device with `btrfs filesystem resize \(devid):\(target) \(CheckPlanner.shellQuoted(mountpoint))`",
+            "shrink this device with `btrfs filesystem resize \(devid):\(target) \(shellQuoted(mountpoint))`",
         ]
         if everyDeviceHoldsEveryChunk {
             notes.append(

@@ -9,13 +9,16 @@ public struct CheckEnvironment: Sendable {
     public var schedules: (any SnapshotScheduleReader)?
     /// Which files the snapshots in the way hold; nil names none.
     public var pinned: (any PinnedFileReading)? = nil
+    /// ZFS pools' layouts, for a `zfs_member` device; nil reads none.
+    public var zfsPools: (any ZFSPoolReading)?
 
     public init(
         devices: any DeviceSource, tables: any PartitionTableReader, sizer: any FilesystemSizer,
-        mounts: any MountTable, snapshots: any SnapshotListing, schedules: (any SnapshotScheduleReader)? = nil
+        mounts: any MountTable, snapshots: any SnapshotListing, schedules: (any SnapshotScheduleReader)? = nil,
+        zfsPools: (any ZFSPoolReading)? = nil
     ) {
         self.devices = devices; self.tables = tables; self.sizer = sizer; self.mounts = mounts;
-        self.snapshots = snapshots; self.schedules = schedules
+        self.snapshots = snapshots; self.schedules = schedules; self.zfsPools = zfsPools
     }
 }
 
@@ -168,6 +171,7 @@ struct Gatherer {
             figures = FilesystemFigures(fsType: device.properties.fsType, source: "nothing", note: error.message)
         }
         var subject = ShrinkSubject(device: device, mountpoints: mountpoints, figures: figures)
+        ZFSMemberCheck.gather(&subject, pools: environment.zfsPools)
         if device.kind == .part, let parent = device.parent {
             let diskPath = devices.first { $0.name == parent }?.path ?? "/dev/\(parent)"
             if let table = try knownTable ?? environment.tables.table(ofDisk: diskPath) {

@@ -17,6 +17,7 @@ public enum CheckPlanner {
         }
         guard target < subject.currentSize else { return report }
         checkAbility(subject, target: target, into: &report)
+        ZFSMemberCheck.add(subject, into: &report)
         checkMinimum(subject, target: target, into: &report)
         report.steps = ResizeSteps.plan(report, subject: subject, target: subject.stepTarget)
         return report
@@ -126,21 +127,5 @@ public enum CheckPlanner {
     /// metadata balance can allocate larger chunks than it frees).
     static func balanceCommand(_ mountpoint: String) -> String {
         "btrfs balance start -dusage=100 \(shellQuoted(mountpoint))"
-    }
-
-    /// Quotes `text` for a POSIX shell when it holds anything but safe characters.
-    public static func shellQuoted(_ text: String) -> String {
-        let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+:=@,%".contains($0)) }
-        if safe && !text.isEmpty { return text }
-        return "'" + text.replacingAll("'", with: "'\\''") + "'"
-    }
-}
-
-extension String {
-    /// Every `target` replaced (the core keeps off Foundation's string API for this).
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self { if character == target { result += replacement } else { result.append(character) } }
-        return result
     }
 }

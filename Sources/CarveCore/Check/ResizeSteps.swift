@@ -68,7 +68,7 @@ public enum ResizeSteps {
     /// is no longer the one carve checked.
     static func tableHolds(_ target: StepTarget, start: UInt64, sectors: UInt64) -> String {
         let pattern = "^" + basicRegexEscaped(target.node) + " : start= *\(start), size= *\(sectors),"
-        return "sfdisk --dump \(CheckPlanner.shellQuoted(target.disk)) | grep -q \(CheckPlanner.shellQuoted(pattern))"
+        return "sfdisk --dump \(shellQuoted(target.disk)) | grep -q \(shellQuoted(pattern))"
     }
 
     static func guardStep(_ target: StepTarget) -> ResizeStep {
@@ -85,10 +85,10 @@ public enum ResizeSteps {
     /// disk is mounted; partx tells the kernel afterwards.
     static func partitionStep(_ target: StepTarget, to planned: SectorRange) -> ResizeStep {
         let entry = target.partition
-        let script = CheckPlanner.shellQuoted("start=\(planned.start), size=\(planned.sectors)")
+        let script = shellQuoted("start=\(planned.start), size=\(planned.sectors)")
         return ResizeStep(
             tableHolds(target, start: entry.start, sectors: entry.size) + " && echo \(script) | "
-                + "sfdisk --no-reread --no-tell-kernel -N \(entry.number) \(CheckPlanner.shellQuoted(target.disk))",
+                + "sfdisk --no-reread --no-tell-kernel -N \(entry.number) \(shellQuoted(target.disk))",
             "shrinks partition \(entry.number) to sectors \(planned.start)-\(planned.end) "
                 + "(\(ByteSize.format(planned.bytes)), \(planned.bytes) bytes), only if the table is still as checked"
         )
@@ -97,9 +97,9 @@ public enum ResizeSteps {
     /// Appends the new partition at exactly `range`: `--append` never changes an existing
     /// partition and fails if the sectors are in use, so a changed table stops it.
     static func creationStep(_ disk: String, _ range: SectorRange, after shrunk: StepTarget?) -> ResizeStep {
-        let script = CheckPlanner.shellQuoted("start=\(range.start), size=\(range.sectors), type=L")
+        let script = shellQuoted("start=\(range.start), size=\(range.sectors), type=L")
         return ResizeStep(
-            "echo \(script) | sfdisk --no-reread --no-tell-kernel --append \(CheckPlanner.shellQuoted(disk))",
+            "echo \(script) | sfdisk --no-reread --no-tell-kernel --append \(shellQuoted(disk))",
             "creates the new partition at sectors \(range.start)-\(range.end) (\(ByteSize.format(range.bytes)), "
                 + "\(range.start * range.sectorSize % (1 << 20) == 0 ? "aligned to 1 MiB" : "as planned"), type Linux filesystem); "
                 + "sfdisk refuses if those sectors are in use. No filesystem is made on it: that is your choice"
@@ -110,7 +110,7 @@ public enum ResizeSteps {
     /// while another partition of the disk is mounted (a whole-table reread would not).
     static func tellKernel(_ disk: String) -> ResizeStep {
         ResizeStep(
-            "partx -u \(CheckPlanner.shellQuoted(disk))",
+            "partx -u \(shellQuoted(disk))",
             "tells the kernel the new table, partition by partition (works while other partitions are mounted)")
     }
 

@@ -14,6 +14,9 @@ public struct ShrinkSubject: Sendable, Hashable {
     public var snapshots: VolumeListing?
     /// Why snapshots could not be listed, when they could not.
     public var snapshotNote: String?
+    /// A ZFS pool's device: the pool's layout, or why it could not be read (`ZFSMemberCheck`).
+    public var zfsPool: ZFSPoolLayout?
+    public var zfsPoolNote: String?
 
     public init(
         device: BlockDevice, mountpoints: [String], figures: FilesystemFigures, partition: PartitionEntry? = nil,

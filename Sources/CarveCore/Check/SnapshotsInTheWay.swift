@@ -45,7 +45,7 @@ struct SnapshotsInTheWay {
             report.notes.append("\(candidates.count) snapshot(s) may be pinning space; their sizes are unknown")
             report.remedies.append(
                 Remedy(
-                    command: "carve snapshots list \(CheckPlanner.shellQuoted(mountpoint)) --sizes exact",
+                    command: "carve snapshots list \(shellQuoted(mountpoint)) --sizes exact",
                     detail: "shows how much each snapshot holds exclusively, then check again"
                 ))
             return
@@ -67,7 +67,7 @@ struct SnapshotsInTheWay {
         report.remedies.append(
             Remedy(
                 command:
-                    "carve snapshots thin \(CheckPlanner.shellQuoted(mountpoint)) --free \(freed)\(sizesOption) --wait",
+                    "carve snapshots thin \(shellQuoted(mountpoint)) --free \(freed)\(sizesOption) --wait",
                 frees: freed,
                 detail: "deletes the oldest snapshots until \(ByteSize.format(freed)) is free"
             ))
@@ -78,7 +78,7 @@ struct SnapshotsInTheWay {
                     "then repack the chunks the deleted snapshots leave part empty (after the cleaner has freed them)"
             ))
         if chosen.allSatisfy({ $0.mountedPath != nil }) {
-            let paths = chosen.compactMap(\.mountedPath).map(CheckPlanner.shellQuoted).joined(separator: " ")
+            let paths = chosen.compactMap(\.mountedPath).map(shellQuoted).joined(separator: " ")
             report.remedies.append(
                 Remedy(
                     command: "carve snapshots delete --wait \(paths)", frees: freed,

@@ -32,6 +32,8 @@ public struct DeletionPlan: Sendable {
     /// Sizes were not looked for, since nothing prints them (named snapshots deleted
     /// with --yes): the report then says nothing of space rather than "unknown".
     public var sizesSkipped = false
+    /// What each filesystem said its part of `toDelete` frees together (ZFS), by UUID.
+    public var measuredReclaims: [String: MeasuredPart] = [:]
 
     /// The snapshots of a listing that retention keeps, by the outcome of its selection.
     static func keptByRetention(_ outcome: SelectionOutcome, in listing: VolumeListing) -> [KeptSnapshot] {
@@ -112,7 +114,9 @@ public struct DeletionPlan: Sendable {
     /// The least space the deletion frees, from quota exclusive bytes; nil when a size is unknown.
     /// A lower bound: blocks shared only among the deleted snapshots count in no one's
     /// exclusive bytes, yet come back too.
-    public var estimatedReclaim: UInt64? { exactReclaim(of: toDelete) ?? Self.exclusiveSum(toDelete) }
+    public var estimatedReclaim: UInt64? {
+        measuredReclaim(of: toDelete) ?? exactReclaim(of: toDelete) ?? Self.exclusiveSum(toDelete)
+    }
 
     /// Protected snapshots that count as not done: those the user named, and those kept
     /// only because carve could not see who holds them (it failed closed: the run could

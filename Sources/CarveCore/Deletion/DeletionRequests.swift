@@ -84,6 +84,7 @@ public struct DeleteRequest: Sendable {
             notes: Scope.notes(listings, for: selected) + pairNotes + DeletionPlan.exactNotes(listings),
             listings: listings)
         plan.finish(from: listings, kept: kept)
+        if estimateWanted { plan.measureReclaim(with: backend) }
         plan.sizesSkipped = skipSizes && listings.contains { $0.sizes == .none }
         return plan
     }
@@ -125,6 +126,7 @@ public struct ThinRequest: Sendable {
         }
         var plan = DeletionPlan(toDelete: chosen, protected: allowed.protected, notes: Self.notes(listing, outcome))
         plan.finish(from: [listing], kept: DeletionPlan.keptByRetention(outcome, in: listing))
+        plan.measureReclaim(with: backend)
         let everything = plan.exactReclaim(of: allowed.toDelete) ?? DeletionPlan.exclusiveSum(allowed.toDelete)
         if everything.map({ $0 < target }) == true {
             plan.notes.append(
@@ -139,7 +141,7 @@ public struct ThinRequest: Sendable {
         backend: any SnapshotBackend, rules: DeletionRules, now: Date
     ) throws -> (listing: VolumeListing, outcome: SelectionOutcome, allowed: DeletionPlan) {
         let listings = BackupChains.linked(try Scope.listings([path], backend: backend, sizes: sizes), backend: backend)
-        guard let listing = listings.first else { throw UsageError("\(path): no btrfs filesystem") }
+        guard let listing = listings.first else { throw UsageError("\(path): no filesystem with snapshots") }
         let outcome = selection.evaluate(listing.subvolumes, now: now)
         let selected = outcome.selected.map {
             PlannedSnapshot(subvolume: listing.subvolumes[$0], filesystem: listing.filesystem)
@@ -173,7 +175,7 @@ enum Scope {
             }
         } else {
             for path in paths {
-                let absolute = SnapshotResolver.absolute(path, from: backend.workingDirectory)
+                let absolute = SnapshotResolver.commandLine(path, backend: backend)
                 let filesystem = try located[absolute]?.filesystem ?? backend.filesystem(named: absolute)
                 if !filesystems.contains(where: { $0.uuid == filesystem.uuid }) { filesystems.append(filesystem) }
             }

@@ -121,22 +121,34 @@ public struct DeletionSession {
         finishInterrupted(plan, hooks)
     }
 
-    /// Deletes the snapshots one after another, going on past failures; a signal stops the
-    /// run between two snapshots. `flag` is the run's one cancellation flag: a signal while waiting between two
-    /// batches of `--until-available` still stops the run.
+    /// Deletes the snapshots one after another (a batch at a time where one call deletes
+    /// several), going on past failures; a signal stops the run between two. `flag` is the
+    /// run's one cancellation flag: a signal while waiting between two batches of
+    /// `--until-available` still stops the run.
     func delete(_ plan: DeletionPlan, _ hooks: Hooks, _ flag: CancellationFlag) -> DeletionReport {
         let deleter = SnapshotDeleter(backend: backend, rules: rules, owners: owners)
         let snapshots = plan.toDelete
         var report = DeletionReport()
-        for (index, snapshot) in snapshots.enumerated() {
+        // Snapshots one call deletes together (a ZFS dataset's) go as one batch: see
+        // `SnapshotDeleter.batch`. `taken`: tried already, in this batch or an earlier one.
+        var taken = [Bool](repeating: false, count: snapshots.count)
+        var head = 0
+        while head < snapshots.count {
+            if taken[head] {
+                head += 1
+                continue
+            }
             if flag.isCancelled {
                 report.interrupted = true
-                report.notAttempted = Array(snapshots[index...])
+                report.notAttempted = snapshots.indices.filter { $0 >= head && !taken[$0] }.map { snapshots[$0] }
                 break
             }
-            let outcome = deleter.delete(snapshot)
-            report.outcomes.append(outcome)
-            hooks.outcome(outcome, index + 1, snapshots.count)
+            let batch = deleter.batch(of: snapshots, from: head, skipping: taken)
+            for position in batch { taken[position] = true }
+            for outcome in deleter.delete(batch: batch.map { snapshots[$0] }) {
+                report.outcomes.append(outcome)
+                hooks.outcome(outcome, report.outcomes.count, snapshots.count)
+            }
         }
         // A signal during the last deletion still interrupts the run as the user asked.
         if flag.isCancelled { report.interrupted = true }

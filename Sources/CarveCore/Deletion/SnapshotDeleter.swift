@@ -11,7 +11,10 @@ public struct PlannedSnapshot: Sendable, Hashable {
 
     /// How the snapshot is named in messages: its mounted path, or its path from the
     /// top level as btrfs-progs writes it.
-    public var displayPath: String { subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path }
+    public var displayPath: String {
+        // A ZFS snapshot goes by its ZFS name, however it is mounted.
+        filesystem.kind == .zfs ? subvolume.path : subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path
+    }
     /// Identifies the snapshot across listings: the filesystem and the subvolume id.
     public var key: SnapshotKey { SnapshotKey(filesystem: filesystem.uuid, id: subvolume.id) }
 }
@@ -90,24 +93,15 @@ public struct SnapshotDeleter: Sendable {
     public func delete(_ snapshot: PlannedSnapshot) -> DeletionOutcome {
         let filesystem = snapshot.filesystem
         let current: Volume
-        let nested: [Volume]
+        let protections: [Protection]
         do {
-            guard var fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
+            guard let fresh = try backend.currentState(of: snapshot.subvolume, on: filesystem) else {
                 return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .alreadyGone))
             }
-            if !snapshot.named && fresh.mayBecomeCloneInUse {
-                fresh = try backend.refreshingCloneState(of: fresh, on: filesystem)
-            }
-            current = fresh
-            // Read now, not from the plan: what --recursive takes is what is there when it goes.
-            nested =
-                rules.recursive && current.hasNestedSubvolumes
-                ? try backend.nestedVolumes(of: current, on: filesystem) : []
+            (current, protections) = try judged(snapshot, as: fresh)
         } catch {
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
-        let protections = rules.protections(
-            of: current, on: filesystem, named: snapshot.named, recheck: true, nested: nested)
         guard protections.isEmpty else {
             return DeletionOutcome(snapshot: snapshot, result: .refused(protections))
         }
@@ -127,6 +121,23 @@ public struct SnapshotDeleter: Sendable {
             return DeletionOutcome(snapshot: snapshot, result: .failed(reportable(error, snapshot)))
         }
         return removingMetadata(DeletionOutcome(snapshot: snapshot, result: .deleted))
+    }
+
+    /// The rules `snapshot` breaks in its current state (`fresh`, as the backend reads it
+    /// right before the deletion), with what else is read only now: a plain snapshot's
+    /// clone state (a clone may have been written to since the plan), and with
+    /// `--recursive` the subvolumes nested in it (what goes with it is what is there now).
+    func judged(_ snapshot: PlannedSnapshot, as fresh: Volume) throws -> (Volume, [Protection]) {
+        let filesystem = snapshot.filesystem
+        var current = fresh
+        if !snapshot.named && current.mayBecomeCloneInUse {
+            current = try backend.refreshingCloneState(of: current, on: filesystem)
+        }
+        let nested =
+            rules.recursive && current.hasNestedSubvolumes ? try backend.nestedVolumes(of: current, on: filesystem) : []
+        let protections = rules.protections(
+            of: current, on: filesystem, named: snapshot.named, recheck: true, nested: nested)
+        return (current, protections)
     }
 
     /// Marks the directory of an owner that marks (snapper's, timeshift's) before its subvolume goes, so
@@ -154,7 +165,7 @@ public struct SnapshotDeleter: Sendable {
         return outcome
     }
 
-    private func reportable(_ error: any Error, _ snapshot: PlannedSnapshot) -> any ReportableError {
+    func reportable(_ error: any Error, _ snapshot: PlannedSnapshot) -> any ReportableError {
         if let error = error as? any ReportableError { return error }
         return RuntimeError("cannot delete snapshot \(snapshot.displayPath): \(error)")
     }

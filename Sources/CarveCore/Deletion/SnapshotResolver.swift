@@ -49,6 +49,7 @@ public struct SnapshotResolver: Sendable {
     }
 
     func resolve(path: String) throws -> PlannedSnapshot {
+        if backend.claims(path) == .yes { return try resolve(zfsName: path) }
         let absolute = Self.absolute(path, from: backend.workingDirectory)
         if let found = locatedSnapshot(absolute) { return found }
         let real = backend.resolvedPath(absolute)
@@ -79,6 +80,21 @@ public struct SnapshotResolver: Sendable {
             throw UsageError("\(path) is not a snapshot: no subvolume starts there")
         }
         return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
+    }
+
+    /// A ZFS snapshot by its name (`tank/home@daily`): one of the listed ones, else bad
+    /// input with zfs's own reason (the backend asks zfs about the name).
+    private func resolve(zfsName name: String) throws -> PlannedSnapshot {
+        for listing in listings where listing.filesystem.kind == .zfs {
+            if let snapshot = listing.subvolumes.first(where: { $0.path == name && $0.zfs != nil }) {
+                return PlannedSnapshot(subvolume: snapshot, filesystem: listing.filesystem, named: true)
+            }
+        }
+        guard name.contains("@") else {
+            throw UsageError("\(name) is a ZFS dataset, not a snapshot: name one as \(name)@SNAPSHOT")
+        }
+        let filesystem = try backend.filesystem(named: name)
+        throw UsageError("\(name) is not in the scope of this run (\(scopeText)), but on \(filesystem.mountpoint)")
     }
 
     /// The snapshot at `absolute` when its location names a listed volume whose own path
@@ -155,6 +171,12 @@ public struct SnapshotResolver: Sendable {
 
     static func text(_ numbers: ClosedRange<Int>) -> String {
         numbers.count == 1 ? "\(numbers.lowerBound)" : "\(numbers.lowerBound)-\(numbers.upperBound)"
+    }
+
+    /// A filesystem or snapshot named on the command line as the backend reads it: a ZFS
+    /// name as it is, a path made absolute.
+    public static func commandLine(_ name: String, backend: any SnapshotBackend) -> String {
+        backend.claims(name) != .no ? name : absolute(name, from: backend.workingDirectory)
     }
 
     /// An absolute, normalised path: no `.`, `..` or trailing slash; symlinks kept.

@@ -15,7 +15,7 @@ extension ThinRequest {
     func plan(
         until availability: AvailabilityTarget, backend: any SnapshotBackend, rules: DeletionRules, now: Date
     ) throws -> DeletionPlan {
-        let filesystem = try backend.filesystem(named: SnapshotResolver.absolute(path, from: backend.workingDirectory))
+        let filesystem = try backend.filesystem(named: SnapshotResolver.commandLine(path, backend: backend))
         let space = try backend.spaceUsage(of: filesystem)
         guard space.size > 0 else {
             throw RuntimeError("cannot read the size of \(filesystem.mountpoint): statfs reports 0 blocks")

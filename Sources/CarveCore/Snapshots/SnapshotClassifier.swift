@@ -10,7 +10,7 @@ public struct SnapshotClassifier: Sendable {
 
     /// What owners read while recognising (files, time zone, their settings).
     public var context: OwnerContext
-    /// The owners asked, in order (`SnapshotOwners.all`), each with its path hints, read
+    /// The owners asked, in order (`SnapshotOwners.all` of the filesystem's kind), each with its path hints, read
     /// once here: asking each owner for them per subvolume built an array every time.
     private let owners: [(owner: any SnapshotOwner, hints: [StaticString])]
 
@@ -18,7 +18,7 @@ public struct SnapshotClassifier: Sendable {
     /// directory part, and one look serves every subvolume of a directory (`HintMemo`).
     private let hintsEndInSlash: Bool
 
-    public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all) {
+    public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all(for: .btrfs)) {
         self.context = context; self.owners = owners.map { ($0, $0.pathHints) }
         hintsEndInSlash = self.owners.allSatisfy { owner in
             owner.hints.allSatisfy {

@@ -17,6 +17,7 @@ public struct SnapshotListRequest: Sendable {
     public func listings(
         backend: any SnapshotBackend, scanning: (() throws -> VolumeListing) throws -> VolumeListing = { try $0() }
     ) throws -> [VolumeListing] {
+        var unavailable: [String] = []
         let listed = try filesystems(backend).map { filesystem in
             do {
                 return try scanning { try backend.subvolumes(of: filesystem, sizes: sizes) }
@@ -24,7 +25,14 @@ public struct SnapshotListRequest: Sendable {
                 return .leftOut(
                     filesystem,
                     warning: "\(filesystem.mountpoint) was unmounted while carve read it; left out (\(error.message))")
+            } catch let error as FilesystemUnavailable where paths.isEmpty {
+                unavailable.append(error.message)
+                return .leftOut(filesystem, warning: "\(error.message): its snapshots are left out")
             }
+        }
+        // Some listed: the rest are warnings. None: the run failed.
+        if !listed.isEmpty, unavailable.count == listed.count {
+            throw RuntimeError("no filesystem could be listed: " + unavailable.joined(separator: "; "))
         }
         return BackupChains.linked(listed, backend: backend)
     }

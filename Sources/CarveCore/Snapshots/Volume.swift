@@ -50,6 +50,8 @@ public struct Volume: Sendable, Hashable, Codable {
     /// directory created, removed, renamed, written or its attributes changed; reading,
     /// which moves only atimes, does not count): a clone in use, not a backup.
     public var changedSinceTaken = false
+    /// A ZFS snapshot's holds, clones and sends; nil on other filesystems.
+    public var zfs: ZFSFacts? = nil
 
     /// Inlinable: a listing makes ten thousand in another module, and the call that
     /// could not be inlined there cost more than filling the fields.

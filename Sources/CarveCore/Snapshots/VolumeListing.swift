@@ -1,5 +1,5 @@
 /// The subvolumes of one filesystem, and what is known of their completeness and sizes.
-public struct VolumeListing: Sendable, Hashable, Codable {
+public struct VolumeListing: Sendable, Hashable {
     public var filesystem: Filesystem
     public var subvolumes: [Volume]
     /// How sizes were found; `.none` when they are unknown.
@@ -10,6 +10,10 @@ public struct VolumeListing: Sendable, Hashable, Codable {
     public var warnings: [String]
     /// With `--sizes exact`: the extent map, for what deleting any set frees.
     public var exact: ExactSizes? = nil
+    /// Set by a backend whose volumes are plain (as the filesystem describes them): what
+    /// owners need to recognise theirs. `OwnerClassification` uses it and clears it; nil
+    /// once classified, or when owners have nothing to look at (a backup chain's relatives).
+    public var ownerFacts: OwnerFacts? = nil
     public init(
         filesystem: Filesystem, subvolumes: [Volume], sizes: SizeMode,
         sizeNote: String? = nil, warnings: [String] = []

@@ -6,10 +6,10 @@ import Glibc
 
 /// Snapshots of mounted btrfs filesystems, through libbtrfsutil (subvolumes from
 /// the top level, id 5, so snapshots outside the mounted subvolume are found) and
-/// the quota tree (sizes). Owners recognise their snapshots (`SnapshotClassifier`), with
-/// what their rooms read under the host root first (`OwnerRooms.settings`) and each
-/// snapshot's files through its mounted path.
-public struct BtrfsSnapshotBackend: SnapshotBackend {
+/// the quota tree (sizes). The subvolumes are listed plain; owners recognise their
+/// snapshots afterwards (`OwnerClassification`), reading each snapshot's files through
+/// its mounted path, and only then are clones in use and sizes found (`finishListing`).
+public struct BtrfsSnapshotBackend: SnapshotBackend, NestedInListing {
     public var mountTable: any MountTable
     /// Where the owners' files under /etc are.
     public var host: HostRoot
@@ -80,24 +80,20 @@ public struct BtrfsSnapshotBackend: SnapshotBackend {
             found[index].isDefault = found[index].id == defaultID
         }
         BtrfsMounts.markMountsInside(&found, table: try mountTable.mounts())
-        let owners = OwnerRooms(host: host).settings(for: filesystem)
-        warnings += owners.warnings
-        // Owners look at the same few files beside thousands of subvolumes (a pool's root).
-        let looked = OnceCache<String, Bool>()
-        let classifier = SnapshotClassifier(
-            context: OwnerContext(
-                timeZone: .current, readFile: { path, limit in try MetadataFile.read(path, limit: limit) },
-                probe: { path in looked.value(for: path) { Files.exists(path) } }, settings: owners.settings))
-        let classifyWarnings = classifier.classify(&found)
-        var listing = VolumeListing(
-            filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings + classifyWarnings)
-        CloneChanges.mark(&listing, directory: isRoot ? try roots.directory(of: filesystem) : nil)
+        var listing = VolumeListing(filesystem: filesystem, subvolumes: consume found, sizes: .none, warnings: warnings)
+        listing.ownerFacts = OwnerFacts(files: .host, timeZone: .current)
+        return listing
+    }
+
+    /// The clone rule needs the owners' verdicts (only plain writable snapshots are
+    /// looked at), and the sizes' warnings follow the owners' in the listing.
+    public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {
+        CloneChanges.mark(&listing, directory: isRoot ? try roots.directory(of: listing.filesystem) : nil)
         if sizes == .quota || sizes == .auto { try attachQuotaSizes(to: &listing) }
         if sizes == .exact || (sizes == .auto && listing.sizes == .none && isRoot) {
             listing.sizeNote = nil
             try attachExactSizes(to: &listing)
         }
-        return listing
     }
 
     // MARK: pieces

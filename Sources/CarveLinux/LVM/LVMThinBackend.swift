@@ -2,8 +2,9 @@ import Glibc
 import CarveCore
 
 /// LVM thin snapshots, listed read-only: one filesystem per thin pool (`VG/POOL`), its
-/// thin volumes the volumes, a snapshot the ones with an origin. It does not delete:
-/// this kernel has no device-mapper to try `lvremove` on, so it registers as a lister.
+/// thin volumes the volumes, a snapshot the ones with an origin; owners classify them as
+/// any backend's (none lives on LVM yet, so they are plain). It does not delete: this
+/// kernel has no device-mapper to try `lvremove` on, so it registers as a lister.
 public struct LVMThinBackend: SnapshotListing {
     /// Runs `lvs` with `LVMReport.arguments` and returns its JSON; nil when lvm2 is not installed.
     public typealias ReportRunner = @Sendable ([String]) throws -> String?
@@ -56,11 +57,19 @@ public struct LVMThinBackend: SnapshotListing {
             return listed
         }
         var listing = VolumeListing(filesystem: filesystem, subvolumes: listed, sizes: .none)
+        // Nothing to read beside a thin volume: its device node holds a filesystem, not files.
+        listing.ownerFacts = OwnerFacts(files: .only([]), timeZone: .current)
         if sizes != .none {
             listing.sizeNote =
                 "\(filesystem.mountpoint): LVM reports what the pool allocated to each thin volume (RFER), not what deleting it frees"
         }
         return listing
+    }
+
+    /// lvs names an origin, not an id: the source stays named by its origin's name, as
+    /// the listing has always shown it, not linked to the origin's row.
+    public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {
+        for index in listing.subvolumes.indices { listing.subvolumes[index].sourceID = nil }
     }
 
     private func logicalVolumes() throws -> [LogicalVolume] {

@@ -10,7 +10,7 @@ struct BtrfsRoom: FilesystemRoom {
         let devid = subject.figures.btrfs?.devid ?? 1
         return ShrinkSteps(before: [
             ResizeStep(
-                "btrfs filesystem resize \(devid):\(bytes) \(CheckPlanner.shellQuoted(mountpoint))",
+                "btrfs filesystem resize \(devid):\(bytes) \(shellQuoted(mountpoint))",
                 "shrinks device \(devid) of the mounted btrfs to \(Self.size(bytes, of: subject)), relocating the chunks "
                     + "beyond the new end, before its partition")
         ])

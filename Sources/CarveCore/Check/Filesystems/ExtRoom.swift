@@ -6,7 +6,7 @@ struct ExtRoom: FilesystemRoom {
         note: "shrinks only while unmounted (resize2fs grows online but shrinks offline)")
 
     func steps(_ subject: ShrinkSubject, to bytes: UInt64) -> ShrinkSteps? {
-        let device = CheckPlanner.shellQuoted(subject.device.path)
+        let device = shellQuoted(subject.device.path)
         return ShrinkSteps(before: [
             ResizeStep(
                 "e2fsck -f -y \(device)",

@@ -37,6 +37,7 @@ extension FilesystemRoom {
 public enum FilesystemRooms {
     public static let all: [any FilesystemRoom] = [
         BtrfsRoom(), ExtRoom(), XFSRoom(), VFATRoom(), NTFSRoom(), SwapRoom(), LUKSRoom(), LVMPhysicalVolumeRoom(),
+        ZFSMemberRoom(),
     ]
 
     /// The room of a blkid TYPE; nil for a type carve has no room for.

@@ -7,7 +7,7 @@ struct NTFSRoom: FilesystemRoom {
     func steps(_ subject: ShrinkSubject, to bytes: UInt64) -> ShrinkSteps? {
         ShrinkSteps(before: [
             ResizeStep(
-                "ntfsresize --force --size \(bytes) \(CheckPlanner.shellQuoted(subject.device.path))",
+                "ntfsresize --force --size \(bytes) \(shellQuoted(subject.device.path))",
                 "shrinks the NTFS to at most \(Self.size(bytes, of: subject)) (ntfsresize rounds down to whole "
                     + "clusters), before its partition")
         ])

@@ -6,11 +6,11 @@ struct SwapRoom: FilesystemRoom {
         note: "recreated at the new size while not in use (swapoff first)")
 
     func steps(_ subject: ShrinkSubject, to bytes: UInt64) -> ShrinkSteps? {
-        var options = subject.device.properties.uuid.map { " -U \(CheckPlanner.shellQuoted($0))" } ?? ""
-        options += subject.device.properties.label.map { " -L \(CheckPlanner.shellQuoted($0))" } ?? ""
+        var options = subject.device.properties.uuid.map { " -U \(shellQuoted($0))" } ?? ""
+        options += subject.device.properties.label.map { " -L \(shellQuoted($0))" } ?? ""
         return ShrinkSteps(after: [
             ResizeStep(
-                "mkswap\(options) \(CheckPlanner.shellQuoted(subject.device.path))",
+                "mkswap\(options) \(shellQuoted(subject.device.path))",
                 "recreates the swap area at the partition's new size, keeping its UUID and label so fstab still finds it"
             )
         ])

@@ -4,6 +4,8 @@ public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
     case btrfs
     /// LVM thin volumes of one thin pool (`VG/POOL`).
     case lvmThin = "lvm-thin"
+    /// The datasets of one ZFS pool (or of one dataset and those below it, when named).
+    case zfs
 }
 
 /// Every ability a backend that deletes has: listing, deleting and waiting for the space,

@@ -9,6 +9,8 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     private var listers: [(kind: FilesystemKind, backend: any SnapshotListing)] = []
     private var full: [FilesystemKind: any SnapshotBackend] = [:]
     private let paths: any PathResolving
+    /// The host's side of owner recognition, for every backend's listings (`OwnerClassification`).
+    public var owners: any OwnerPreparing = NoOwnerPreparing()
 
     /// The registry of `backend`, which has every ability, for the filesystems of
     /// `kind`; it reads the paths on the command line too.
@@ -17,15 +19,20 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         register(backend, for: kind)
     }
 
-    /// A backend with every ability.
+    /// A backend with every ability; it replaces the kind's backend, if any.
     public mutating func register(_ backend: some SnapshotBackend, for kind: FilesystemKind) {
-        listers.append((kind, backend))
+        register(listingOnly: backend, for: kind)
         full[kind] = backend
     }
 
-    /// A backend that only lists.
+    /// A backend that only lists; it replaces the kind's backend, if any.
     public mutating func register(listingOnly backend: some SnapshotListing, for kind: FilesystemKind) {
-        listers.append((kind, backend))
+        if let index = listers.firstIndex(where: { $0.kind == kind }) {
+            listers[index] = (kind, backend)
+            full[kind] = nil
+        } else {
+            listers.append((kind, backend))
+        }
     }
 
     /// The lister of a filesystem kind.
@@ -56,15 +63,27 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         try listers.filter { $0.kind == kind }.flatMap { try $0.backend.mountedFilesystems() }
     }
 
-    /// The first backend whose kind the path is on; when none, the first backend's error
+    /// The backend that claims the name as its own (ZFS's `pool/dataset`); else the first
+    /// backend whose kind the path is on; when none, the error of a backend whose kind of
+    /// name it may be (ZFS's, saying `zfs` is not installed), else the first backend's
     /// (btrfs's: which filesystem the path is on instead).
     public func filesystem(containing path: String) throws -> Filesystem {
-        var first: (any Error)?
-        for lister in listers {
-            do { return try lister.backend.filesystem(containing: path) } catch { first = first ?? error }
+        if let owner = listers.first(where: { $0.backend.claims(path) == .yes }) {
+            return try owner.backend.filesystem(containing: path)
         }
-        throw first ?? RuntimeError("\(path): carve has no snapshot backend")
+        var first: (any Error)?, claimed: (any Error)?
+        for lister in listers {
+            do {
+                return try lister.backend.filesystem(containing: path)
+            } catch {
+                first = first ?? error
+                if claimed == nil, lister.backend.claims(path) == .ifNothingElse { claimed = error }
+            }
+        }
+        throw claimed ?? first ?? RuntimeError("\(path): carve has no snapshot backend")
     }
+
+    public func claims(_ name: String) -> NameClaim { listers.map { $0.backend.claims(name) }.max() ?? .no }
 
     public func resolvedPath(_ path: String) -> String? { paths.resolvedPath(path) }
     public var workingDirectory: String { paths.workingDirectory }
@@ -77,14 +96,29 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         return nil
     }
 
+    /// The backend's plain volumes, classified by their owners, then finished by the backend.
     public func subvolumes(of filesystem: Filesystem, sizes: SizeMode) throws -> VolumeListing {
-        try backend(for: filesystem.kind).subvolumes(of: filesystem, sizes: sizes)
+        let lister = try backend(for: filesystem.kind)
+        var listing = try lister.subvolumes(of: filesystem, sizes: sizes)
+        try classify(&listing, by: lister, sizes: sizes)
+        return listing
     }
 
     public func chainRelatives(
         on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
     ) throws -> VolumeListing {
-        try backend(for: filesystem.kind).chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+        let lister = try backend(for: filesystem.kind)
+        var listing = try lister.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)
+        try classify(&listing, by: lister, sizes: .none)
+        return listing
+    }
+
+    /// In place, the listing held once: a copy would copy ten thousand volumes on the
+    /// first change. A listing that already has its owners (a fake's) stays as it is.
+    private func classify(_ listing: inout VolumeListing, by lister: any SnapshotListing, sizes: SizeMode) throws {
+        guard listing.ownerFacts != nil else { return }
+        OwnerClassification(host: owners).classify(&listing)
+        try lister.finishListing(&listing, sizes: sizes)
     }
 
     // MARK: deleting and waiting, only where the backend can
@@ -98,7 +132,9 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     }
 
     public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
-        try deleter(for: filesystem).nestedVolumes(of: subvolume, on: filesystem)
+        let backend = try deleter(for: filesystem)
+        guard backend is any NestedInListing else { return try backend.nestedVolumes(of: subvolume, on: filesystem) }
+        return NestedVolumes([try subvolumes(of: filesystem, sizes: .none)]).below(subvolume, on: filesystem)
     }
 
     public func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
@@ -111,5 +147,38 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
 
     public func spaceUsage(of filesystem: Filesystem) throws -> SpaceUsage {
         try deleter(for: filesystem).spaceUsage(of: filesystem)
+    }
+}
+
+/// Batches and measured reclaims go to the backend of the filesystem when it has them;
+/// elsewhere one snapshot at a time, through the same calls as ever.
+extension SnapshotBackendRegistry: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
+    public func batchKey(of subvolume: Volume, on filesystem: Filesystem) -> String? {
+        (full[filesystem.kind] as? any SnapshotBatchDeleting)?.batchKey(of: subvolume, on: filesystem)
+    }
+
+    public func currentStates(of subvolumes: [Volume], on filesystem: Filesystem) throws -> [Volume?] {
+        if let batches = try deleter(for: filesystem) as? any SnapshotBatchDeleting {
+            return try batches.currentStates(of: subvolumes, on: filesystem)
+        }
+        return try subvolumes.map { try currentState(of: $0, on: filesystem) }
+    }
+
+    public func deleteSubvolumes(_ subvolumes: [Volume], on filesystem: Filesystem) -> [(any Error)?] {
+        if let batches = full[filesystem.kind] as? any SnapshotBatchDeleting {
+            return batches.deleteSubvolumes(subvolumes, on: filesystem)
+        }
+        return subvolumes.map { subvolume in
+            do {
+                try deleteSubvolume(subvolume, on: filesystem, recursive: false)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    public func measuredReclaim(of subvolumes: [Volume], on filesystem: Filesystem) throws -> MeasuredReclaim? {
+        try (full[filesystem.kind] as? any SnapshotReclaimMeasuring)?.measuredReclaim(of: subvolumes, on: filesystem)
     }
 }

@@ -19,6 +19,18 @@ public protocol SnapshotDeleting: Sendable {
     func deleteSubvolume(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws
 }
 
+/// A backend whose nested volumes are what its listing shows below a volume (btrfs). Its
+/// listing is plain until owners classify it, so the registry answers `nestedVolumes`
+/// from its own classified listing; the backend's own answer has no owners.
+public protocol NestedInListing: SnapshotDeleting, SnapshotListing {}
+
+extension NestedInListing {
+    /// The plain volumes below `subvolume`, unclassified (see `NestedInListing`).
+    public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
+        NestedVolumes([try subvolumes(of: filesystem, sizes: .none)]).below(subvolume, on: filesystem)
+    }
+}
+
 /// The filesystem refused a deletion in the deletion call itself, for a rule carve keeps
 /// too or for a state only it sees: btrfs will not delete the default subvolume (EPERM)
 /// nor, unless recursive, a subvolume with others inside (ENOTEMPTY), checking both under

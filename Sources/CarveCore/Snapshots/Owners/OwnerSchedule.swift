@@ -14,7 +14,7 @@ public struct SnapshotTimer: Sendable, Hashable {
 
     /// A systemd timer: stopped and started again with systemctl.
     public static func systemd(_ unit: String, _ detail: String) -> SnapshotTimer {
-        let quoted = CheckPlanner.shellQuoted(unit)
+        let quoted = shellQuoted(unit)
         return SnapshotTimer(
             name: unit, detail: detail, pause: "systemctl stop \(quoted)", resume: "systemctl start \(quoted)")
     }
@@ -24,7 +24,7 @@ public struct SnapshotTimer: Sendable, Hashable {
     public static func cron(_ file: String, _ detail: String) -> SnapshotTimer {
         let slash = file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex
         let paused = String(file[..<slash]) + "." + String(file[slash...]) + ".paused"
-        let (from, to) = (CheckPlanner.shellQuoted(file), CheckPlanner.shellQuoted(paused))
+        let (from, to) = (shellQuoted(file), shellQuoted(paused))
         return SnapshotTimer(name: file, detail: detail, pause: "mv \(from) \(to)", resume: "mv \(to) \(from)")
     }
 }

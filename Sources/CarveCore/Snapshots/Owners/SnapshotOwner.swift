@@ -8,6 +8,9 @@
 public protocol SnapshotOwner: Sendable {
     /// The name shown in MANAGER, JSON `manager` and accepted by `--manager`.
     var manager: SnapshotManager { get }
+    /// The kinds of filesystem its layout lives on (btrfs by default; the ZFS tools' own
+    /// owners are asked only about ZFS snapshots).
+    var filesystems: [FilesystemKind] { get }
     /// Byte strings one of which a path (top-level or mounted) in this owner's layout
     /// contains: the default `mayOwn`. Most subvolumes contain none and are passed over.
     var pathHints: [StaticString] { get }
@@ -36,6 +39,7 @@ public protocol SnapshotOwner: Sendable {
 }
 
 extension SnapshotOwner {
+    public var filesystems: [FilesystemKind] { [.btrfs] }
     public var pathHints: [StaticString] { [] }
     public func mayOwn(_ path: OwnerPathBytes) -> Bool { path.containsAny(pathHints) }
     public func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool { mayOwn(path) }
@@ -69,7 +73,21 @@ public enum SnapshotOwners {
         SnapperOwner(),
         TimeshiftOwner(),
         BtrbkOwner(),
+        // ZFS: engines first, then the tools whose names are the most telling.
+        DockerZFSOwner(),
+        IncusZFSOwner(),
+        ZFSAutoSnapshotOwner(),
+        SanoidOwner(),
+        SyncoidOwner(),
+        ZreplOwner(),
+        ProxmoxReplicationOwner(),
+        ZnapzendOwner(),
     ]
+
+    /// The owners asked about the volumes of one kind of filesystem, in the order of `all`.
+    public static func all(for kind: FilesystemKind) -> [any SnapshotOwner] {
+        all.filter { $0.filesystems.contains(kind) }
+    }
 
     private static let byName: [SnapshotManager: any SnapshotOwner] = Dictionary(
         all.map { ($0.manager, $0) }, uniquingKeysWith: { first, _ in first })
@@ -84,8 +102,14 @@ public enum SnapshotOwners {
     }
 
     /// The snapshot managers' names, and the container engines'.
-    public static let managerNames = all.filter { $0.deletingTool == nil }.map(\.manager.rawValue)
-    public static let engineNames = all.filter { $0.deletingTool != nil }.map(\.manager.rawValue)
+    /// Each name once: an engine on btrfs and on ZFS is two owners of one name.
+    public static let managerNames = uniqueNames(all.filter { $0.deletingTool == nil })
+    public static let engineNames = uniqueNames(all.filter { $0.deletingTool != nil })
+
+    private static func uniqueNames(_ owners: [any SnapshotOwner]) -> [String] {
+        var seen = Set<String>()
+        return owners.map(\.manager.rawValue).filter { seen.insert($0).inserted }
+    }
 
     /// The names `--manager` accepts, in the order its error lists them: the managers,
     /// `plain`, then the engines.

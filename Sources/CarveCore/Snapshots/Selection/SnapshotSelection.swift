@@ -126,7 +126,8 @@ public struct SnapshotSelection: Sendable, Hashable {
     /// directory and the name btrbk gave them (or, unnamed, by directory); other
     /// snapshots by manager and source subvolume (timeshift's and btrbk's snapshots of
     /// one subvolume are two series), which the snapshots of a deleted source still
-    /// share as a parent UUID.
+    /// share as a parent UUID; a ZFS tool's snapshots by dataset and series (the label or
+    /// type its name carries).
     static func retentionGroup(_ snapshot: Volume) -> String {
         let manager = snapshot.metadata.manager
         if manager == .snapper, let config = snapshot.metadata.config { return "snapper:\(config)" }
@@ -138,6 +139,8 @@ public struct SnapshotSelection: Sendable, Hashable {
             }
             return "received:\(directory)"
         }
+        // A ZFS tool's series (zfs-auto-snapshot's label, sanoid's type, syncoid's target) is its own.
+        if let series = snapshot.metadata.type { return "\(manager.rawValue):\(sourceKey(snapshot)):\(series)" }
         return "\(manager.rawValue):\(sourceKey(snapshot))"
     }
 

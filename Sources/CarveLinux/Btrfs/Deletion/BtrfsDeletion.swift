@@ -41,12 +41,6 @@ extension BtrfsSnapshotBackend {
         return listing.subvolumes[0]
     }
 
-    /// A listing of the filesystem as it is now, cut to what lies below `subvolume`: the
-    /// nested volumes are classified, and their mounts read, as any listed volume is.
-    public func nestedVolumes(of subvolume: Volume, on filesystem: Filesystem) throws -> [Volume] {
-        NestedVolumes([try subvolumes(of: filesystem, sizes: .none)]).below(subvolume, on: filesystem)
-    }
-
     /// By id: the id is exactly what `currentState` checked, where a path could have
     /// been renamed or swapped since. Only `--recursive` goes by path, because
     /// libbtrfsutil deletes nested subvolumes only below a path. The kernel refuses the

@@ -191,7 +191,8 @@ extension BtrfsSnapshotBackend: PinnedFileReading {
         guard isRoot else { throw NeedsRootError("reading exact sizes (--sizes exact)") }
         let scanner = PinnedFileScanner(mountpoint: filesystem.mountpoint)
         if let exact { return try scanner.files(of: set, subvolumes: try everySubvolume(of: filesystem), exact: exact) }
-        let listing = try subvolumes(of: filesystem, sizes: .exact)
+        var listing = try subvolumes(of: filesystem, sizes: .exact)
+        try finishListing(&listing, sizes: .exact)
         guard let scanned = listing.exact else { throw RuntimeError("\(filesystem.mountpoint): no exact sizes") }
         return try scanner.files(of: set, subvolumes: listing.subvolumes, exact: scanned)
     }

@@ -16,14 +16,24 @@ public struct OwnerRooms: OwnerHousekeeping {
         SnapshotOwners.owner(manager) as? any OwnerRoom
     }
 
-    /// What every room learns before `filesystem` is listed, and its warnings.
-    public func settings(for filesystem: Filesystem) -> (settings: OwnerSettings, warnings: [String]) {
-        var settings = OwnerSettings()
+    /// What the rooms of the owners living on `filesystem`'s kind learn before its
+    /// volumes are classified, and their warnings.
+    public func prepare(_ settings: inout OwnerSettings, for filesystem: Filesystem) -> [String] {
         var warnings: [String] = []
-        for case let room as any OwnerRoom in SnapshotOwners.all {
+        for case let room as any OwnerRoom in SnapshotOwners.all(for: filesystem.kind) {
             warnings += room.prepare(&settings, for: filesystem, self)
         }
-        return (settings, warnings)
+        return warnings
+    }
+
+    /// Metadata files read whole up to their limit; existence looked up once per path,
+    /// because owners look at the same few files beside thousands of subvolumes (a pool's root).
+    public func hostFiles() -> (read: OwnerContext.FileReader, probe: OwnerProbe) {
+        let looked = OnceCache<String, Bool>()
+        return (
+            { path, limit in try MetadataFile.read(path, limit: limit) },
+            { path in looked.value(for: path) { Files.exists(path) } }
+        )
     }
 
     /// A value shared by a room's calls during one run (snapper's filelist index), made once.
@@ -74,6 +84,18 @@ public struct OwnerRooms: OwnerHousekeeping {
 
     public func dropDeletionMarker(_ directory: MarkedDeletionDirectory) throws {
         try DeletionMarkerDirectory.removeMarker(in: directory.path)
+    }
+}
+
+extension SnapshotBackendRegistry {
+    /// `backend` alone, its listings classified by the owners' rooms under `host`: how code
+    /// outside `Services` (an integration test's run) lists and deletes as carve does.
+    public static func classifying(
+        _ backend: some SnapshotBackend, for kind: FilesystemKind = .btrfs, host: HostRoot = .system
+    ) -> SnapshotBackendRegistry {
+        var registry = SnapshotBackendRegistry(backend, for: kind)
+        registry.owners = OwnerRooms(host: host)
+        return registry
     }
 }
 

@@ -50,18 +50,36 @@ extension Services {
         var services = Services(
             devices: LinuxDeviceSource(host: host, mounts: mounts),
             snapshots: BtrfsSnapshotBackend(host: host, mountTable: mounts),
+            clock: SystemClock(),
             output: StandardOutput(),
             isRoot: geteuid() == 0,
             stdinIsTerminal: isatty(0) == 1,
             stderrIsTerminal: isatty(2) == 1,
+            partitionTables: FdiskPartitionTableReader(),
             filesystemSizer: LinuxFilesystemSizer(host: host),
             mounts: mounts,
+            filesystemSpace: StatvfsSpace(),
             snapshotSchedules: SnapshotScheduleFiles(host: host)
         )
         services.holders = ProcVolumeHolders(host: host)
         services.localeIsUTF8 = LocaleCharset.isUTF8 { name in getenv(name).map { String(cString: $0) } }
         services.owners = OwnerRooms(host: host)
         services.backends.register(listingOnly: LVMThinBackend(), for: .lvmThin)
+        let zfs = ZFSTool()
+        services.backends.register(ZFSBackend(tool: zfs, mountTable: mounts, host: host), for: .zfs)
+        services.zfsPools = ZFSPoolStatus(tool: zfs)
         return services
+    }
+}
+
+extension DeletionServices {
+    /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.
+    public static func system() -> DeletionServices {
+        DeletionServices(
+            lock: FileDeletionLock(),
+            catchInterrupts: { flag, onSignal in InterruptCatcher.catchInterrupts(into: flag, notify: onSignal) },
+            systemLog: { SystemLog.notice($0) },
+            readAnswer: { readLine(strippingNewline: true) }
+        )
     }
 }

@@ -1,7 +1,8 @@
-/// What the owners keep beside their snapshots, looked after around a deletion: each
-/// owner's room does its part (CarveLinux's `OwnerRooms` sends each call to the owner of
-/// the snapshot or directory); the filesystem backends only list, delete and wait.
-public protocol OwnerHousekeeping: InterruptedDeletionMarking {
+/// What the owners keep beside their snapshots, looked after around a deletion, and what
+/// they read on the host before a listing is classified: each owner's room does its part
+/// (CarveLinux's `OwnerRooms` sends each call to the owner of the snapshot or directory);
+/// the filesystem backends only list, delete and wait.
+public protocol OwnerHousekeeping: InterruptedDeletionMarking, OwnerPreparing {
     /// Removes the owner's metadata of a deleted snapshot (snapper's `.snapshots/N`,
     /// timeshift's snapshot directory), only once no volume is left inside it.
     /// Returns the path removed, or nil when there was nothing (yet) to remove.

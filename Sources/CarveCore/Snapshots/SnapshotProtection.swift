@@ -39,6 +39,8 @@ public enum Protection: Sendable, Hashable {
     case beingSent
     /// A swap file inside it is active: btrfs refuses with EPERM until `swapoff`.
     case activeSwapFile(String)
+    /// ZFS refuses to destroy it: a hold, a clone, a send (see `ZFSRefusal`).
+    case zfs(ZFSRefusal)
 
     /// One phrase, as printed after "protected: " or "cannot delete …: ".
     public var reason: String {
@@ -63,6 +65,7 @@ public enum Protection: Sendable, Hashable {
         case .chainParent(let why): "\(why) (use --break-chains)"
         case .beingSent: "a btrfs send is reading it (a backup in progress): delete it once the send ends"
         case .activeSwapFile(let file): "it holds the active swap file \(file) (swapoff it first)"
+        case .zfs(let refusal): refusal.reason
         }
     }
 }
@@ -72,6 +75,7 @@ extension Protection {
     /// protection belongs to one (`rule`), so a new one cannot be left out of the texts.
     public enum Rule: CaseIterable, Sendable {
         case notSnapshot, engine, clone, inUse, mounted, mountsInside, nested, snapper, chain, send, swapFile
+        case zfsHold, zfsOrigin
 
         /// What the rule keeps, as a plural noun phrase.
         public var phrase: String {
@@ -85,8 +89,10 @@ extension Protection {
             case .nested: "ones with nested subvolumes (with --recursive, with a protected one)"
             case .snapper: "snapper 0 and important ones"
             case .chain: "the ends of send/receive chains"
-            case .send: "ones a btrfs send is reading"
+            case .send: "ones a btrfs or zfs send is reading"
             case .swapFile: "ones holding an active swap file"
+            case .zfsHold: "ZFS snapshots with user holds"
+            case .zfsOrigin: "ZFS snapshots a clone was made of"
             }
         }
 
@@ -108,6 +114,9 @@ extension Protection {
         case .chainParent: .chain
         case .beingSent: .send
         case .activeSwapFile: .swapFile
+        case .zfs(.held): .zfsHold
+        case .zfs(.cloneOrigin): .zfsOrigin
+        case .zfs(.beingSent): .send
         }
     }
 
@@ -188,6 +197,7 @@ public struct DeletionRules: Sendable {
         }
         if !volume.mountsInside.isEmpty { found.append(.mountsInside(volume.mountsInside)) }
         if let owner { found += owner.protections(of: volume, rules: self) }
+        found += ZFSRefusal.of(volume.zfs).map(Protection.zfs)
         if alone && volume.hasNestedSubvolumes && !recursive { found.append(.nestedSubvolumes) }
         if let chain = volume.chainParent, !breakChains { found.append(.chainParent(chain)) }
         if volume.isCloneInUse && !named { found.append(.cloneInUse) }

@@ -1,9 +1,9 @@
 import CarveCore
-import CarveLinux
 
 /// What the deleting commands need besides `Services`: the lock, signals, syslog and
 /// the answer to a prompt. Kept apart so that the read-only commands never see them;
-/// CLI tests hand in fakes through `DeletionServices.$current.withValue`.
+/// CLI tests hand in fakes through `DeletionServices.$current.withValue`; what nobody
+/// hands in is `noMachine`'s.
 public struct DeletionServices: Sendable {
     public var lock: any DeletionLock
     /// Starts turning SIGINT/SIGTERM into `flag`; the closure is told on the first signal.
@@ -23,15 +23,17 @@ public struct DeletionServices: Sendable {
         self.readAnswer = readAnswer
     }
 
-    /// The real machine: flock on /run/lock/carve.lock (or $CARVE_LOCK_FILE), signals, syslog(3), stdin.
-    public static func system() -> DeletionServices {
-        DeletionServices(
-            lock: FileDeletionLock(),
-            catchInterrupts: { flag, onSignal in InterruptCatcher.catchInterrupts(into: flag, notify: onSignal) },
-            systemLog: { SystemLog.notice($0) },
-            readAnswer: { readLine(strippingNewline: true) }
-        )
-    }
+    /// The deletion services of the running command: `noMachine`'s unless the caller
+    /// chose others (`main` runs carve under `DeletionServices.system()`).
+    @TaskLocal public static var current: DeletionServices = .noMachine
 
-    @TaskLocal public static var current: DeletionServices = .system()
+    /// A lock no other process sees, no signal caught, nothing logged, no answer read:
+    /// what a test that hands in nothing gets, so it cannot take this machine's lock.
+    public static var noMachine: DeletionServices { DeletionServices(lock: UnsharedLock()) }
+}
+
+/// A lock that only its own run knows of: `DeletionServices.noMachine`'s.
+struct UnsharedLock: DeletionLock, LockHolder {
+    func acquire(timeout: Double) throws -> any LockHolder { self }
+    func release() {}
 }
