@@ -27,7 +27,9 @@ import Testing
         return volume
     }
 
-    func plan(_ subvolumes: [Volume], live: IncrementalPlan.Live? = .init(uuid: "u256", generation: 20, isChanging: false))
+    func plan(
+        _ subvolumes: [Volume], live: IncrementalPlan.Live? = .init(uuid: "u256", generation: 20, isChanging: false)
+    )
         -> IncrementalPlan
     {
         let cache = cache()
@@ -39,7 +41,8 @@ import Testing
     @Test func snapshotsTakenSinceAreReadFromTheStateThenTheTreeItself() {
         let volumes = [
             source, snapshot(300, created: 8), snapshot(301, created: 11), snapshot(302, created: 13),
-            snapshot(303, created: 15, generation: 16), snapshot(304, created: 17), snapshot(305, created: 18, of: "u9"),
+            snapshot(303, created: 15, generation: 16), snapshot(304, created: 17),
+            snapshot(305, created: 18, of: "u9"),
         ]
         let plan = plan(volumes)
         #expect(plan.carried == [256: 1])

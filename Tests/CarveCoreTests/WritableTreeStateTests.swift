@@ -117,7 +117,9 @@ import Testing
         // (records are read lazily) but refused when checked.
         let records = state.records.bytes
         let at = try #require(
-            (good.startIndex..<(good.count - records.count)).first { good[$0..<($0 + records.count)].elementsEqual(records) })
+            (good.startIndex..<(good.count - records.count)).first {
+                good[$0..<($0 + records.count)].elementsEqual(records)
+            })
         var forged = good
         // The first record's body length (after its two-byte inode, 256) past the end.
         forged[at + 2] = 0xFF

@@ -55,7 +55,8 @@ struct FileChurn {
         case 22..<32 where partial:
             guard let file else { return nil }
             let blocks = Int.random(in: 0..<80, using: &random)
-            return "dd if=/dev/urandom of=\(file) bs=4K count=\(Int.random(in: 1...8, using: &random)) seek=\(blocks) conv=notrunc status=none"
+            return
+                "dd if=/dev/urandom of=\(file) bs=4K count=\(Int.random(in: 1...8, using: &random)) seek=\(blocks) conv=notrunc status=none"
         case 22..<38:
             guard let file else { return nil }
             return partial ? "head -c \(size()) /dev/urandom >> \(file)" : "head -c \(size()) /dev/urandom > \(file)"

@@ -21,7 +21,8 @@ struct IncrementalExactSizesIntegrationTests {
     func list(_ disk: Disk, cache: String?) throws -> Run {
         let result = try Shell.run(
             [
-                CarveBinary.path, "snapshots", "list", disk.mountpoint, "--all-subvolumes", "--sizes", "exact", "--json",
+                CarveBinary.path, "snapshots", "list", disk.mountpoint, "--all-subvolumes", "--sizes", "exact",
+                "--json",
                 "--bytes", "--verbose",
             ],
             environment: cache.map { ["CARVE_CACHE_DIR": $0] } ?? ["CARVE_CACHE": "off"])
@@ -43,6 +44,8 @@ struct IncrementalExactSizesIntegrationTests {
         #expect(cached.sizes == full.sizes, "\(what): with the cache \(cached.sizes), full scan \(full.sizes)")
         #expect(!cached.sizes.isEmpty, "\(what)")
         if du {
+            // A commit wakes the cleaner, which otherwise waits up to 30 s to drop deleted snapshots.
+            try Shell.check(["btrfs", "filesystem", "sync", disk.mountpoint])
             try Shell.check(["btrfs", "subvolume", "sync", disk.mountpoint])
             for (path, size) in cached.sizes where path.contains("/snaps/") {
                 #expect(UInt64(size[0]) == (try disk.duExclusive(path)), "\(what): \(path)")
@@ -90,7 +93,8 @@ struct IncrementalExactSizesIntegrationTests {
     func withDisk(_ body: (Disk, String) throws -> Void) throws {
         let disk = try Disk(compress: false)
         defer { disk.loop.cleanup() }
-        try disk.sh("head -c 3M /dev/urandom > data/a; head -c 1M /dev/urandom > data/b; mkdir data/d; echo x > data/d/c")
+        try disk.sh(
+            "head -c 3M /dev/urandom > data/a; head -c 1M /dev/urandom > data/b; mkdir data/d; echo x > data/d/c")
         try disk.snapshot("s1")
         try disk.sh("head -c 2M /dev/urandom > data/e; rm data/b; sync")
         try body(disk, disk.loop.directory + "/cache")
@@ -101,7 +105,8 @@ struct IncrementalExactSizesIntegrationTests {
             _ = try expectExact(disk, cache: cache, du: true, "before")
             // Held open by a process of the test's own while its name goes.
             let holder = try Shell.check([
-                "sh", "-c", "cd '\(disk.mountpoint)' && (exec 3<data/a; rm data/a; sync; sleep 600) >/dev/null 2>&1 & echo $!",
+                "sh", "-c",
+                "cd '\(disk.mountpoint)' && (exec 3<data/a; rm data/a; sync; sleep 600) >/dev/null 2>&1 & echo $!",
             ]).trimmingCharacters(in: .whitespacesAndNewlines)
             defer { _ = try? Shell.run(["kill", holder]) }
             usleep(300_000)
@@ -136,6 +141,7 @@ struct IncrementalExactSizesIntegrationTests {
             // The newest subvolume deleted and its id freed (a remount forgets the highest id
             // handed out), then another made in its place.
             try Shell.check(["btrfs", "subvolume", "delete", disk.mountpoint + "/late"])
+            try Shell.check(["btrfs", "filesystem", "sync", disk.mountpoint])
             try Shell.check(["btrfs", "subvolume", "sync", disk.mountpoint])
             try disk.loop.unmount(disk.mountpoint)
             try disk.loop.mount(disk.loop.device, name: "mnt")
@@ -164,6 +170,31 @@ struct IncrementalExactSizesIntegrationTests {
             try disk.loop.mount(disk.loop.device, name: "mnt")
             let back = try expectExact(disk, cache: cache, du: true, "restored")
             #expect(back.stderr.contains("its generation went back"), "\(back.stderr)")
+        }
+    }
+
+    @Test func aKeptStateWhoseRecordsWereForgedIsReadWhole() throws {
+        try withDisk { disk, cache in
+            _ = try expectExact(disk, cache: cache, du: false, "before")
+            // A record's length made to run past the records, the checksum recomputed: the
+            // file opens, and its records are refused when the run walks them.
+            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cache + "/" + file)))
+            let decoded = try ExactSizesCache(decoding: bytes)
+            // `data`, the first subvolume made (256): the one the change below reads again.
+            let records = try #require(decoded.trees.first { $0.id == 256 }?.state?.records.bytes)
+            let at = try #require(
+                (32..<(bytes.count - records.count)).first { bytes[$0..<($0 + records.count)].elementsEqual(records) })
+            // The first record: its inode (one or two bytes), then its body's length.
+            let lengthAt = at + (bytes[at] & 0x80 == 0 ? 1 : 2)
+            bytes.replaceSubrange(lengthAt..<(lengthAt + 1), with: [0xFF, 0x7F])
+            bytes.remove(at: lengthAt + 2)
+            let checksum = ExactSizesCache.checksum(Array(bytes[32...]))
+            for byte in 0..<8 { bytes[24 + byte] = UInt8(truncatingIfNeeded: checksum >> (8 * byte)) }
+            try Data(bytes).write(to: URL(fileURLWithPath: cache + "/" + file))
+            try disk.sh("head -c 1M /dev/urandom > data/after; sync")
+            let forged = try expectExact(disk, cache: cache, du: false, "forged")
+            #expect(forged.stderr.contains("is damaged: read whole"), "\(forged.stderr)")
         }
     }
 

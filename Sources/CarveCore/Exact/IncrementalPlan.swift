@@ -65,7 +65,8 @@ public struct IncrementalPlan: Sendable, Equatable {
             for snapshot in snapshots where snapshot.createdGeneration > after {
                 // Taken in its own transaction, untouched since: the tree as of that transaction.
                 let continues = snapshot.generation == snapshot.createdGeneration
-                chain.steps.append(Step(tree: snapshot.id, threshold: threshold, isWritable: false, continues: continues))
+                chain.steps.append(
+                    Step(tree: snapshot.id, threshold: threshold, isWritable: false, continues: continues))
                 taken.insert(snapshot.id)
                 if continues { (threshold, after) = (snapshot.createdGeneration, snapshot.createdGeneration - 1) }
             }

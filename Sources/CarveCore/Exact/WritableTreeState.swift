@@ -50,7 +50,9 @@ public struct WritableTreeState: Sendable, Hashable {
         _ changes: [(inode: UInt64, record: InodeRecord?)], readFrom: UInt64, readUntil: UInt64,
         repeated: [ExtentKey: UInt32], replaced: (InodeRecord) -> Void = { _ in }
     ) -> WritableTreeState {
-        var sums = (leafBytes: leafBytes, inlineBytes: inlineBytes, inlineRecords: inlineRecords, readEachRun: [UInt64]())
+        var sums = (
+            leafBytes: leafBytes, inlineBytes: inlineBytes, inlineRecords: inlineRecords, readEachRun: [UInt64]()
+        )
         var gone = Set<UInt64>()
         func count(_ record: InodeRecord, _ sign: Int) {
             sums.leafBytes = sign > 0 ? sums.leafBytes &+ record.leafBytes : sums.leafBytes &- record.leafBytes

@@ -15,7 +15,9 @@ extension CacheWriter {
         }
         number(UInt64(state.repeated.count))
         previous = 0
-        for (key, count) in state.repeated.sorted(by: { ($0.key.diskBytenr, $0.key.diskBytes) < ($1.key.diskBytenr, $1.key.diskBytes) }) {
+        for (key, count) in state.repeated.sorted(by: {
+            ($0.key.diskBytenr, $0.key.diskBytes) < ($1.key.diskBytenr, $1.key.diskBytes)
+        }) {
             number(key.diskBytenr &- previous); number(key.diskBytes); number(UInt64(count))
             previous = key.diskBytenr
         }

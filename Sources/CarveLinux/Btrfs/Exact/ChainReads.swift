@@ -57,7 +57,9 @@ struct ChainReads {
                 ) { removed += $0.references }
                 if let writable, step.isWritable || step.continues {
                     let added = read.changes.flatMap { $0.record?.references ?? [] }
-                    guard exact.map.changeReferences(subvolume: writable, added: added, removed: removed, repeated: &repeated)
+                    guard
+                        exact.map.changeReferences(
+                            subvolume: writable, added: added, removed: removed, repeated: &repeated)
                     else { throw StateUnusable(tree: writable) }
                 }
                 let treeBytes = ExactSizes.treeEstimate(leafBytes: next.leafBytes, nodeSize: exact.nodeSize)

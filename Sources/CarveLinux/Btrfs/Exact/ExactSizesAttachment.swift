@@ -45,7 +45,9 @@ extension BtrfsSnapshotBackend {
         if let cached, let live {
             plan = IncrementalPlan(
                 cache: cached, subvolumes: listing.subvolumes, reused: reused,
-                live: live.atStart.mapValues { .init(uuid: $0.uuid, generation: $0.generation, isChanging: $0.isChanging) })
+                live: live.atStart.mapValues {
+                    .init(uuid: $0.uuid, generation: $0.generation, isChanging: $0.isChanging)
+                })
             notes += plan.notes
         }
         let hints = DirectoryHints((cached?.directoryHints ?? [:]).mapValues { $0.map(DirectoryHints.Directory.init) })
@@ -71,7 +73,9 @@ extension BtrfsSnapshotBackend {
         var exact = outcome.exact
         let kept = Self.keptStates(outcome, live: live)
         let keptStates = Dictionary(kept.map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
-        if let store, ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cachedKeys || keptStates != cachedStates {
+        if let store,
+            ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cachedKeys || keptStates != cachedStates
+        {
             exact.map.shrinkToFit()
             let bytes = ExactSizesCache.encoded(
                 filesystem: uuid, keeping: listing.subvolumes, of: exact, states: kept,

@@ -31,8 +31,10 @@ struct InodeRecordBuilder {
         switch item.type {
         case BtrfsKey.inodeItem:
             guard data.count >= Int(carve_inode_item_size.rawValue) else { break }
-            let mode = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_inode_item_mode.rawValue), as: UInt32.self))
-            let links = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_inode_item_nlink.rawValue), as: UInt32.self))
+            let mode = UInt32(
+                littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_inode_item_mode.rawValue), as: UInt32.self))
+            let links = UInt32(
+                littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_inode_item_nlink.rawValue), as: UInt32.self))
             current!.isDirectory = mode & UInt32(S_IFMT) == UInt32(S_IFDIR)
             current!.unlinked = links == 0
         case BtrfsKey.inodeRef:

@@ -186,7 +186,9 @@ struct TreeChanges {
                 var suspect = false
                 entry.forEachParent { parent in
                     guard pending.contains(parent) else { return }
-                    if let named = children[parent] { suspect = suspect || !named.contains(entry.inode) } else {
+                    if let named = children[parent] {
+                        suspect = suspect || !named.contains(entry.inode)
+                    } else {
                         suspect = true
                     }
                 }
@@ -215,7 +217,9 @@ struct TreeChanges {
     }
 
     /// Every record of the tree, read whole, as changes against `base`.
-    private func wholeTree(against base: InodeRecords, malformed: inout Int) throws -> [(
+    private func wholeTree(
+        against base: InodeRecords, malformed: inout Int
+    ) throws -> [(
         inode: UInt64, record: InodeRecord?
     )] {
         var builder = InodeRecordBuilder()
