@@ -53,7 +53,12 @@ extension ExactSizesCache {
         // extent: growing by doubling and then copying the payload behind the header
         // held up to three times the file (30 MB for 1.5 M extents) at once.
         var out = CacheWriter()
-        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + 4096)
+        // The writable trees' records too: a million files' 15 MB appended past the
+        // reservation doubled the buffer (40 MB more at the first listing's peak).
+        let records = trees.reduce(0) {
+            $0 + ($1.state.map { $0.records.bytes.count + 10 * $0.readEachRun.count + 24 * $0.repeated.count } ?? 0)
+        }
+        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + records + 4096)
         out.bytes += [UInt8](repeating: 0, count: Self.headerSize)
         out.text(filesystem)
         out.number(nodeSize)
