@@ -9,7 +9,7 @@ enum FuzzTarget: String, CaseIterable {
     case size, duration, date, snapshotName = "snapshot-name", snapperInfo = "snapper-info"
     case snapperConfig = "snapper-config", timeshiftInfo = "timeshift-info", btrbkName = "btrbk-name"
     case mountinfo, udev, label, udevFile = "udev-file"
-    case zfsOutput = "zfs-output", zfsName = "zfs-name"
+    case zfsOutput = "zfs-output", zfsName = "zfs-name", exactCache = "exact-cache"
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CARVE_FUZZ_TARGET"] ?? ""
@@ -67,6 +67,21 @@ enum FuzzTarget: String, CaseIterable {
             if let layout = try? ZFSPoolLayout.parse(status: text) { _ = layout.summary }
             _ = ZFSDialect.detect(zfsUsage: text, getUsage: text, zpoolUsage: text)
             _ = ZFSSendCommand.snapshots(text.split(separator: "\0", omittingEmptySubsequences: false).map(String.init))
+        case .exactCache:
+            // Any payload behind a valid header (a checksum would stop nearly every input at
+            // the door): read, every writable tree's records checked and walked, and what
+            // reads back writes the same bytes again.
+            var header = ExactSizesCache.magic
+            for word in [UInt64(ExactSizesCache.version), UInt64(data.count), ExactSizesCache.checksum([UInt8](data))] {
+                header += (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
+            }
+            guard let cache = try? ExactSizesCache(decoding: header + [UInt8](data)) else { break }
+            for tree in cache.trees {
+                guard let records = tree.state?.records.checked() else { continue }
+                precondition(records.all.count == records.count, "as many records as counted")
+            }
+            let again = cache.encoded()
+            precondition((try? ExactSizesCache(decoding: again))?.encoded() == again, "what reads back writes back")
         case .zfsName:
             // A snapshot's name as each ZFS tool's owner reads it: a date when it recognises one.
             let place = OwnerPlace(path: "tank/home@" + text, mountedPath: nil, readOnly: true)

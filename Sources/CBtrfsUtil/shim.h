@@ -21,6 +21,7 @@ static inline unsigned long carve_BTRFS_IOC_DEV_INFO(void) { return BTRFS_IOC_DE
 static inline unsigned long carve_BTRFS_IOC_QUOTA_CTL(void) { return BTRFS_IOC_QUOTA_CTL; }
 static inline unsigned long carve_BTRFS_IOC_INO_LOOKUP(void) { return BTRFS_IOC_INO_LOOKUP; }
 static inline unsigned long carve_BTRFS_IOC_LOGICAL_INO_V2(void) { return BTRFS_IOC_LOGICAL_INO_V2; }
+static inline unsigned long carve_BTRFS_IOC_GET_SUBVOL_INFO(void) { return BTRFS_IOC_GET_SUBVOL_INFO; }
 static inline unsigned long carve_BLKGETSIZE64(void) { return BLKGETSIZE64; }
 static inline unsigned long carve_BLKSSZGET(void) { return BLKSSZGET; }
 
@@ -42,6 +43,14 @@ enum carve_root_item_offset {
     carve_inode_item_generation = offsetof(struct btrfs_inode_item, generation),
     carve_file_extent_generation = offsetof(struct btrfs_file_extent_item, generation),
     carve_inode_item_size = sizeof(struct btrfs_inode_item),
+    carve_inode_item_nlink = offsetof(struct btrfs_inode_item, nlink),
+    carve_inode_item_mode = offsetof(struct btrfs_inode_item, mode),
+    carve_inode_extref_name_offset = offsetof(struct btrfs_inode_extref, name),
+    carve_inode_extref_name_len = offsetof(struct btrfs_inode_extref, name_len),
+    carve_dir_item_size = sizeof(struct btrfs_dir_item),
+    carve_dir_item_location_type = offsetof(struct btrfs_dir_item, location) + offsetof(struct btrfs_disk_key, type),
+    carve_dir_item_data_len = offsetof(struct btrfs_dir_item, data_len),
+    carve_dir_item_name_len = offsetof(struct btrfs_dir_item, name_len),
     carve_root_item_size = sizeof(struct btrfs_root_item),
     carve_root_ref_name_offset = sizeof(struct btrfs_root_ref),
     carve_ino_lookup_name_offset = offsetof(struct btrfs_ioctl_ino_lookup_args, name),

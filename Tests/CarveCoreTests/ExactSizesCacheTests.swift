@@ -174,13 +174,13 @@ import Testing
             }
             return header + payload
         }
-        // "a", node size 1, one tree (id 1, "u", gen 1, no inline, 0), one extent run 0...5,
-        // (valid:) its run 0...0 and no directory hints.
-        let treeOutOfRange: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 5]
+        // "a", node size 1, one tree (id 1, "u", gen 1, no inline, 0, read-only), one extent
+        // run 0...5, (valid:) its run 0...0 and no directory hints.
+        let treeOutOfRange: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 0, 1, 1, 1, 1, 0, 5]
         #expect(throws: ExactSizesCacheDamage.malformed("a tree index out of range")) {
             try ExactSizesCache(decoding: file(treeOutOfRange))
         }
-        let valid: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0]
+        let valid: [UInt8] = [1, 97, 1, 1, 1, 1, 117, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0]
         #expect(throws: Never.self) { try ExactSizesCache(decoding: file(valid)) }
         #expect(throws: ExactSizesCacheDamage.malformed("bytes after the last directory hint")) {
             try ExactSizesCache(decoding: file(valid + [0]))

@@ -16,6 +16,27 @@ import Testing
         return map
     }
 
+    /// Extents are found whichever way the table was made: from keys out of order (a
+    /// set's pinned extents, indexed at once), and from the cache's ascending keys
+    /// (found by halving until a change needs the index), before and after a change.
+    @Test func everyExtentIsFoundInKeysInOrderOrNot() throws {
+        let keys = (0..<500).map { ExtentKey(diskBytenr: UInt64(($0 * 7919) % 500 + 1) << 20, diskBytes: 4096) }
+        var map = ExtentMap(subvolumes: [5, 256, 257])
+        map.addReferences(subvolume: 256, keys)
+        map.addReferences(subvolume: 257, Array(keys.prefix(100)))
+        let pinned = PinnedExtents(map: map, deleting: [256])
+        #expect(pinned.count == 400)
+        for key in keys.dropFirst(100) { #expect(pinned.position(of: key, firstHeldBy: 256) != nil, "\(key)") }
+        let exact = ExactSizes(map: map, scan: .init(), nodeSize: 16384, treeBytes: [256: 65536, 257: 65536])
+        let volumes = [256, 257].map { Volume(id: $0, path: "s\($0)", uuid: "u\($0)", generation: 9, created: .init()) }
+        var cache = try ExactSizesCache(
+            decoding: ExactSizesCache(filesystem: "f", keeping: volumes, of: exact).encoded())
+        var seeded = cache.seed(subvolumes: [5, 256, 257], reused: [256: 0, 257: 1]).map
+        for key in keys { #expect(seeded.references(key, subvolume: 256), "\(key)") }
+        seeded.addReferences(subvolume: 5, [keys[7]])
+        #expect(seeded.references(keys[7], subvolume: 5) && seeded.references(keys[8], subvolume: 257))
+    }
+
     @Test func anExtentSharedByAllIsFreedOnlyWithAll() {
         let shared = map([(256, 1_000, 64), (257, 1_000, 64), (258, 1_000, 64), (259, 1_000, 64)])
         #expect(shared.exclusiveBytes() == [256: 0, 257: 0, 258: 0, 259: 0])

@@ -62,8 +62,8 @@ struct ExactDirectoryHintsTests {
             let ids = listing.subvolumes.map(\.id)
             #expect(ids.count == 4)
             let scanner = ExtentScanner(mountpoint: mnt, isRoot: true)
-            let full = try scanner.scan(subvolumes: ids)
-            let hinted = try scanner.scan(subvolumes: ids, lineages: lineages(listing))
+            let full = try scanner.scan(subvolumes: ids).exact
+            let hinted = try scanner.scan(subvolumes: ids, lineages: lineages(listing)).exact
             #expect(hinted.map == full.map)
             #expect(hinted.scan.fileExtentItems == full.scan.fileExtentItems)
             // The trees read after the first of the lineage left out its directories' entries...

@@ -15,12 +15,15 @@ public struct ExactSizesCache: Sendable, Hashable {
         public var hasInline: Bool
         /// `ExactSizes.treeBytes` of it.
         public var treeBytes: UInt64
+        /// A writable tree's inodes, read again next run only where they changed; nil
+        /// for a read-only tree, which is kept whole while its generation stays.
+        public var state: WritableTreeState?
         public init(
             id: UInt64, uuid: String, generation: UInt64, inlineBytes: UInt64 = 0, hasInline: Bool = false,
-            treeBytes: UInt64 = 0
+            treeBytes: UInt64 = 0, state: WritableTreeState? = nil
         ) {
             self.id = id; self.uuid = uuid; self.generation = generation; self.inlineBytes = inlineBytes
-            self.hasInline = hasInline; self.treeBytes = treeBytes
+            self.hasInline = hasInline; self.treeBytes = treeBytes; self.state = state
         }
     }
 
@@ -39,7 +42,8 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// The filesystem's UUID: a file found under another name is not used.
     public var filesystem: String
     public var nodeSize: UInt64
-    /// Ascending by id, as the extent map numbers them.
+    /// In the extent map's order (`ExtentMap.order`): the top level, the read-only trees
+    /// by id, then the writable trees kept with their state, by id.
     public internal(set) var trees: [Tree]
     /// The extents, ascending by bytenr, and the indices in `trees` of those that reference each.
     var extents: [ExtentKey]
@@ -52,18 +56,31 @@ public struct ExactSizesCache: Sendable, Hashable {
         self.extents = extents; self.sets = sets
     }
 
+    /// The index of the cached tree `id`, if any.
+    public func index(of id: UInt64) -> Int? {
+        // By bisection of the read-only trees (ascending by id after the top level), then
+        // among the few writable ones: hashing ten thousand UUID strings cost more than the rest.
+        var low = trees.first?.id == ExtentMap.topLevel ? 1 : 0
+        if low == 1 && id == ExtentMap.topLevel { return 0 }
+        var end = trees.count
+        while end > low, trees[end - 1].state != nil {
+            if trees[end - 1].id == id { return end - 1 }
+            end -= 1
+        }
+        var high = end
+        while low < high {
+            let middle = (low + high) / 2
+            if trees[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < end && trees[low].id == id ? low : nil
+    }
+
     /// The subvolumes of `subvolumes` whose tree is cached: read-only, same id, UUID
     /// and generation. By subvolume id, the index of its cached tree.
     public func reusable(for subvolumes: [Volume]) -> [UInt64: Int] {
-        // Found by id, by bisection of the trees (ascending by id), then checked by UUID and
-        // generation: hashing ten thousand UUID strings twice cost more than the rest.
         func tree(_ id: UInt64) -> Int? {
-            var low = 0, high = trees.count
-            while low < high {
-                let middle = (low + high) / 2
-                if trees[middle].id < id { low = middle + 1 } else { high = middle }
-            }
-            return low < trees.count && trees[low].id == id ? low : nil
+            guard let index = index(of: id), trees[index].state == nil else { return nil }
+            return index
         }
         var found: [UInt64: Int] = [:]
         // Fields read through the buffer: iterating by value, or through the array's
@@ -85,11 +102,17 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// the other trees are then read into it. The cache hands its extents to the map
     /// and keeps none (its trees and hints stay): on 1.5 M extents, holding both
     /// copies while the map was built cost 48 MB at the peak.
-    public mutating func seed(subvolumes: [UInt64], reused: [UInt64: Int]) -> ExactSizes {
+    /// `carried`: writable trees (as `reused`) whose references are taken over too, to be
+    /// changed where their files changed; their tree sizes are not (they are read again).
+    public mutating func seed(subvolumes: [UInt64], reused: [UInt64: Int], carried: [UInt64: Int] = [:]) -> ExactSizes {
         var treeBytes: [UInt64: UInt64] = [:]
         var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
         for (position, id) in subvolumes.enumerated() {
+            if let index = carried[id] {
+                target[index] = position
+                if trees[index].hasInline { inline.append((id, trees[index].inlineBytes)) }
+            }
             guard let index = reused[id] else { continue }
             target[index] = position
             let tree = trees[index]
@@ -113,10 +136,23 @@ public struct ExactSizesCache: Sendable, Hashable {
         return ExactSizes(map: map, scan: report, nodeSize: nodeSize, treeBytes: treeBytes)
     }
 
+    /// A writable tree to keep with its state: the top level is not among a listing's
+    /// subvolumes, so its UUID and generation come with it.
+    public struct KeptState: Sendable {
+        public var id: UInt64
+        public var uuid: String
+        public var generation: UInt64
+        public var state: WritableTreeState
+        public init(id: UInt64, uuid: String, generation: UInt64, state: WritableTreeState) {
+            self.id = id; self.uuid = uuid; self.generation = generation; self.state = state
+        }
+    }
+
     /// What to keep of `exact`: the trees of `subvolumes` that are read-only and were
-    /// read whole (a tree deleted during the scan has no `treeBytes`).
-    public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes) {
-        let (skeleton, order, translation) = Self.keeping(filesystem: filesystem, subvolumes, of: exact)
+    /// read whole (a tree deleted during the scan has no `treeBytes`), and the writable
+    /// trees of `states`.
+    public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = []) {
+        let (skeleton, order, translation) = Self.keeping(filesystem: filesystem, subvolumes, of: exact, states)
         self = skeleton
         let keys = exact.map.keys, sets = exact.map.sets
         extents.reserveCapacity(order.count); self.sets.reserveCapacity(order.count)
@@ -125,15 +161,15 @@ public struct ExactSizesCache: Sendable, Hashable {
         }
     }
 
-    /// The file `init(filesystem:keeping:of:)` with `directoryHints` would encode to,
+    /// The file `init(filesystem:keeping:of:states:)` with `directoryHints` would encode to,
     /// written straight from the map: a run that writes the cache then holds the map,
     /// a permutation (4 bytes an extent) and the file, not a sorted copy of the
     /// extents and their sets besides (48 bytes an extent: 72 MB at 1.5 M extents).
     public static func encoded(
-        filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes,
+        filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = [],
         directoryHints: [String: [DirectoryHint]]
     ) -> [UInt8] {
-        let (kept, order, translation) = keeping(filesystem: filesystem, subvolumes, of: exact)
+        let (kept, order, translation) = keeping(filesystem: filesystem, subvolumes, of: exact, states)
         var skeleton = kept
         skeleton.directoryHints = directoryHints
         let keys = exact.map.keys, sets = exact.map.sets
@@ -146,13 +182,26 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// it keeps (those some kept tree references), sorted by key, and the translation
     /// of their sets.
     private static func keeping(
-        filesystem: String, _ subvolumes: [Volume], of exact: ExactSizes
+        filesystem: String, _ subvolumes: [Volume], of exact: ExactSizes, _ states: [KeptState]
     ) -> (
         ExactSizesCache, [UInt32], IndexTranslation
     ) {
-        let kept = subvolumes.filter { $0.readOnly && exact.treeBytes[$0.id] != nil }.sorted { $0.id < $1.id }
+        var trees: [UInt64: Tree] = [:]
+        for subvolume in subvolumes where subvolume.readOnly {
+            guard let treeBytes = exact.treeBytes[subvolume.id] else { continue }
+            let inline = exact.map.inlineBytes[subvolume.id]
+            trees[subvolume.id] = Tree(
+                id: subvolume.id, uuid: subvolume.uuid, generation: subvolume.generation,
+                inlineBytes: inline ?? 0, hasInline: inline != nil, treeBytes: treeBytes)
+        }
+        for kept in states {
+            trees[kept.id] = Tree(
+                id: kept.id, uuid: kept.uuid, generation: kept.generation, inlineBytes: kept.state.inlineBytes,
+                hasInline: kept.state.inlineRecords > 0, treeBytes: exact.treeBytes[kept.id] ?? 0, state: kept.state)
+        }
+        let order = ExtentMap.order(Array(trees.keys), writable: Set(states.map(\.id)))
         var cacheIndex: [UInt64: Int] = [:]
-        for (index, subvolume) in kept.enumerated() { cacheIndex[subvolume.id] = index }
+        for (index, id) in order.enumerated() { cacheIndex[id] = index }
         let translation = IndexTranslation(exact.map.subvolumeIDs.map { cacheIndex[$0] ?? -1 })
         // Sorted through (bytenr, position) pairs of 16 bytes, then narrowed to the
         // positions: a sorted copy of (key, set) pairs and two arrays mapped from it
@@ -169,18 +218,11 @@ public struct ExactSizesCache: Sendable, Hashable {
             $0.bytenr != $1.bytenr
                 ? $0.bytenr < $1.bytenr : keys[Int($0.position)].diskBytes < keys[Int($1.position)].diskBytes
         }
-        let order = pairs.map(\.position)
+        let positions = pairs.map(\.position)
         pairs = []
         let skeleton = ExactSizesCache(
-            filesystem: filesystem, nodeSize: exact.nodeSize,
-            trees: kept.map { subvolume in
-                let inline = exact.map.inlineBytes[subvolume.id]
-                return Tree(
-                    id: subvolume.id, uuid: subvolume.uuid, generation: subvolume.generation,
-                    inlineBytes: inline ?? 0, hasInline: inline != nil, treeBytes: exact.treeBytes[subvolume.id] ?? 0)
-            },
-            extents: [], sets: [])
-        return (skeleton, order, translation)
+            filesystem: filesystem, nodeSize: exact.nodeSize, trees: order.map { trees[$0]! }, extents: [], sets: [])
+        return (skeleton, positions, translation)
     }
 
     /// A tree as the cache knows it: its id, UUID and generation.
@@ -190,10 +232,12 @@ public struct ExactSizesCache: Sendable, Hashable {
         var uuid: String
     }
 
-    /// The trees by (id, UUID, generation), ascending by id: two caches of the same keys
+    /// The read-only trees by (id, UUID, generation), ascending by id: two caches of the same keys
     /// hold the same content, so a run that read nothing new need not write. A sorted
     /// list, not a set of strings: ten thousand keys were ten thousand strings made and hashed.
-    public var keys: [TreeKey] { Self.keys(trees.map { TreeKey(id: $0.id, generation: $0.generation, uuid: $0.uuid) }) }
+    public var keys: [TreeKey] {
+        Self.keys(trees.filter { $0.state == nil }.map { TreeKey(id: $0.id, generation: $0.generation, uuid: $0.uuid) })
+    }
 
     /// The keys a cache of `subvolumes` would have after `exact` (as `init(keeping:of:)`
     /// keeps them), without building it: a run that read nothing new writes nothing.

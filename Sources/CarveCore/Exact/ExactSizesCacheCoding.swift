@@ -24,14 +24,19 @@ public enum ExactSizesCacheDamage: Error, Equatable, CustomStringConvertible {
 
 /// The file layout: a 32-byte header (magic "carve-xc", version, zero, payload length,
 /// checksum of the payload; little-endian) and the payload of LEB128 numbers: the
-/// filesystem UUID, the node size, the trees (id, UUID, generation, inline bytes + 1 or
-/// 0, tree bytes), then the extents ascending by bytenr, each as the distance from the
-/// previous one, its length and its runs of tree indices (distance from the previous
-/// run's end, length - 1), then the directory hints of each lineage (its UUID, then
-/// per directory its id as the distance from the previous one, the bits of its leaf
-/// bytes per size byte, its entries' leaf bytes). About 7 bytes per extent of a series.
+/// filesystem UUID, the node size, the trees in the map's order (id, UUID, generation,
+/// inline bytes + 1 or 0, tree bytes, 1 for a writable tree kept with its state or 0),
+/// then the extents ascending by bytenr, each as the distance from the previous one,
+/// its length and its runs of tree indices (distance from the previous run's end,
+/// length - 1), then each writable tree's state (`WritableTreeState`: the generations
+/// its read spanned, its totals, the inodes it reads each run and its repeated extents as distances
+/// from the previous one, its records' count and bytes as `InodeRecords` packs them),
+/// then the directory hints of each lineage (its UUID, then per directory its id as the
+/// distance from the previous one, the bits of its leaf bytes per size byte, its
+/// entries' leaf bytes). About 7 bytes per extent of a series, 15 per file of a
+/// writable tree. Version 2 added the writable trees: a version 1 file is rebuilt.
 extension ExactSizesCache {
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     static let magic = Array("carve-xc".utf8)
     static let headerSize = 32
 
@@ -48,7 +53,12 @@ extension ExactSizesCache {
         // extent: growing by doubling and then copying the payload behind the header
         // held up to three times the file (30 MB for 1.5 M extents) at once.
         var out = CacheWriter()
-        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + 4096)
+        // The writable trees' records too: a million files' 15 MB appended past the
+        // reservation doubled the buffer (40 MB more at the first listing's peak).
+        let records = trees.reduce(0) {
+            $0 + ($1.state.map { $0.records.bytes.count + 10 * $0.readEachRun.count + 24 * $0.repeated.count } ?? 0)
+        }
+        out.bytes.reserveCapacity(Self.headerSize + 8 * extentCount + 64 * trees.count + records + 4096)
         out.bytes += [UInt8](repeating: 0, count: Self.headerSize)
         out.text(filesystem)
         out.number(nodeSize)
@@ -56,6 +66,7 @@ extension ExactSizesCache {
         for tree in trees {
             out.number(tree.id); out.text(tree.uuid); out.number(tree.generation)
             out.number(tree.hasInline ? tree.inlineBytes + 1 : 0); out.number(tree.treeBytes)
+            out.number(tree.state == nil ? 0 : 1)
         }
         out.number(UInt64(extentCount))
         var previous: UInt64 = 0
@@ -70,6 +81,7 @@ extension ExactSizesCache {
                 end = UInt64(run.upperBound)
             }
         }
+        for case let state? in trees.map(\.state) { out.state(state) }
         out.number(UInt64(directoryHints.count))
         for (lineage, hints) in directoryHints.sorted(by: { $0.key < $1.key }) {
             out.text(lineage)
@@ -109,13 +121,18 @@ extension ExactSizesCache {
         trees.reserveCapacity(treeCount)
         for _ in 0..<treeCount {
             let id = try reader.number(), uuid = try reader.text(), generation = try reader.number()
-            let inline = try reader.number(), treeBytes = try reader.number()
-            if let last = trees.last, last.id >= id { throw .malformed("trees out of order") }
+            let inline = try reader.number(), treeBytes = try reader.number(), kind = try reader.number()
+            guard kind <= 1 else { throw .malformed("a tree of no known kind") }
             trees.append(
                 Tree(
                     id: id, uuid: uuid, generation: generation, inlineBytes: inline == 0 ? 0 : inline - 1,
-                    hasInline: inline != 0, treeBytes: treeBytes))
+                    hasInline: inline != 0, treeBytes: treeBytes,
+                    state: kind == 1 ? WritableTreeState(readFrom: 0, readUntil: 0, records: InodeRecords()) : nil))
         }
+        let ids = trees.map(\.id)
+        guard Set(ids).count == ids.count,
+            ExtentMap.order(ids, writable: Set(trees.filter { $0.state != nil }.map(\.id))) == ids
+        else { throw .malformed("trees out of order") }
         let extentCount = try reader.count(atMost: payload.count)
         var extents: [ExtentKey] = [], sets: [SubvolumeSet] = []
         // With the sixteenth to spare that the map seeded from them keeps for a run's new
@@ -149,6 +166,9 @@ extension ExactSizesCache {
             }
             extents.append(ExtentKey(diskBytenr: bytenr, diskBytes: diskBytes))
             sets.append(set!)
+        }
+        for index in trees.indices where trees[index].state != nil {
+            trees[index].state = try reader.state(trees: treeCount)
         }
         var hints: [String: [DirectoryHint]] = [:]
         for _ in 0..<(try reader.count(atMost: payload.count)) {

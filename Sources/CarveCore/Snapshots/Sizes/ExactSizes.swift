@@ -10,12 +10,16 @@ public struct ExtentScanReport: Sendable, Hashable, Codable {
     public var seconds: Double
     /// Read-only trees taken from the cache rather than read (`ExactSizesCache`).
     public var cachedSubvolumes: Int
+    /// Trees among `subvolumes` read only where they changed since the cache's
+    /// writable tree states (`IncrementalPlan`).
+    public var changedSubvolumes: Int = 0
     public init(
         subvolumes: Int = 0, items: Int = 0, fileExtentItems: Int = 0, bytesRead: UInt64 = 0, seconds: Double = 0,
-        cachedSubvolumes: Int = 0
+        cachedSubvolumes: Int = 0, changedSubvolumes: Int = 0
     ) {
         self.subvolumes = subvolumes; self.items = items; self.fileExtentItems = fileExtentItems
         self.bytesRead = bytesRead; self.seconds = seconds; self.cachedSubvolumes = cachedSubvolumes
+        self.changedSubvolumes = changedSubvolumes
     }
 }
 
@@ -103,10 +107,11 @@ public struct ExactSizes: Sendable, Hashable, Codable {
     public var summary: String {
         let seconds = Self.hundredths(scan.seconds)
         let cached = scan.cachedSubvolumes > 0 ? " (\(scan.cachedSubvolumes) more from the cache)" : ""
+        let changed = scan.changedSubvolumes > 0 ? ", \(scan.changedSubvolumes) of them only where they changed" : ""
         return
             "exact sizes: read \(scan.fileExtentItems) file extent items (\(ByteSize.format(scan.bytesRead)) of tree items) "
-            + "of \(scan.subvolumes) subvolumes\(cached) in \(seconds)s; \(map.extentCount) data extents; data bytes are exact, "
-            + "metadata is not included"
+            + "of \(scan.subvolumes) subvolumes\(cached)\(changed) in \(seconds)s; \(map.extentCount) data extents; "
+            + "data bytes are exact, metadata is not included"
     }
 
     /// "0.05", "12.30": seconds to two places, rounded half up, as printf's %.2f shows them.

@@ -23,9 +23,25 @@ public struct ExtentMap: Sendable {
     /// which is metadata and freed with the leaves, not counted as data here.
     public private(set) var inlineBytes: [UInt64: UInt64] = [:]
 
-    /// `subvolumes` fixes the index order; give them sorted by id (creation order),
-    /// writable ones after their snapshots (ExtentScanner.mapOrder), so that the sets
-    /// of extents shared by consecutive snapshots stay one run.
+    /// The top-level subvolume's id (5), numbered first.
+    public static let topLevel: UInt64 = 5
+
+    /// The index order of a map of `ids`: the top level, the read-only trees by id
+    /// (creation order), then the `writable` ones by id. A writable subvolume holds what
+    /// its newest snapshot holds plus what changed since, so right after that snapshot
+    /// an extent it shares with its snapshots stays one run; numbered by id, before its
+    /// snapshots, each extent written since the first snapshot took a second run, a heap
+    /// array of its own (on 1 M files and 50 snapshots, some 400,000 of them). Read-only
+    /// trees stay in id order, as the cache's translation between numberings needs.
+    public static func order(_ ids: [UInt64], writable: Set<UInt64>) -> [UInt64] {
+        // Each id's place looked up once, not twice per comparison of the sort.
+        let sorted = Set(ids).sorted()
+        return sorted.filter { $0 == topLevel || !writable.contains($0) }
+            + sorted.filter { $0 != topLevel && writable.contains($0) }
+    }
+
+    /// `subvolumes` fixes the index order; give them in `order`'s order, so that the
+    /// sets of extents shared by consecutive snapshots stay one run.
     public init(subvolumes: [UInt64] = []) {
         for id in subvolumes { _ = index(of: id) }
     }
@@ -47,6 +63,48 @@ public struct ExtentMap: Sendable {
     public mutating func addReferences(subvolume: UInt64, _ references: [ExtentKey]) {
         let member = index(of: subvolume)
         references.withUnsafeBufferPointer { extents.insert($0, member: member) }
+    }
+
+    /// As `addReferences`, for a writable tree whose state is kept: counts in `repeated`,
+    /// per extent the tree references more than once, the references beyond the first.
+    public mutating func addReferences(
+        subvolume: UInt64, _ references: [ExtentKey], repeated: inout [ExtentKey: UInt32]
+    ) {
+        let member = index(of: subvolume)
+        references.withUnsafeBufferPointer { extents.insert($0, member: member, repeated: &repeated) }
+    }
+
+    /// A tree's references after some of its files changed: each of `added` joins it,
+    /// each of `removed` leaves it, and an extent stays the tree's while any reference
+    /// to it is left (`repeated` as `addReferences` counts them). False, with the map
+    /// then unusable, when a reference to remove was not the tree's: the state the
+    /// changes were made against was not this map's.
+    public mutating func changeReferences(
+        subvolume: UInt64, added: [ExtentKey], removed: [ExtentKey], repeated: inout [ExtentKey: UInt32]
+    ) -> Bool {
+        let member = index(of: subvolume)
+        // Added first, so that a reference moved between two files never leaves the tree.
+        added.withUnsafeBufferPointer { extents.insert($0, member: member, repeated: &repeated) }
+        for key in removed where key.diskBytenr != 0 {
+            if let more = repeated[key] {
+                repeated[key] = more > 1 ? more - 1 : nil
+            } else if !extents.remove(key, member: member) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether `subvolume` references the extent `key`.
+    public func references(_ key: ExtentKey, subvolume: UInt64) -> Bool {
+        guard let member = indices[subvolume] else { return false }
+        return extents.contains(key, member: member)
+    }
+
+    /// Sets `subvolume`'s inline bytes (nil: it has no inline extent).
+    public mutating func setInline(subvolume: UInt64, bytes: UInt64?) {
+        _ = index(of: subvolume)
+        inlineBytes[subvolume] = bytes
     }
 
     /// Records an inline extent of `bytes` in `subvolume`.

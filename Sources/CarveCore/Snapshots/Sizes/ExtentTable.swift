@@ -10,6 +10,9 @@ struct ExtentTable: Sendable {
     /// (a slot is picked by multiplying, not masking), so that an index sized for a
     /// known count is not rounded up to the next power of two (on 1.5 M extents that
     /// rounding alone cost 32 MB).
+    /// Empty while no lookup needed it, the keys then in ascending order: a run that
+    /// reads no tree (the cache current) only sums the sets, and building the index of
+    /// 1.5 M extents was a sixth of its time.
     private var slots = [Slot](repeating: Slot(), count: 16)
 
     var count: Int { keys.count }
@@ -37,7 +40,20 @@ struct ExtentTable: Sendable {
         precondition(keys.count == sets.count, "one set per key")
         self.keys = keys
         self.sets = sets
-        rebuildIndex(slotCount: max(16, 2 * (keys.count + keys.count / 16)))
+        let ascending = keys.withUnsafeBufferPointer { keys in
+            keys.indices.dropFirst().allSatisfy { Self.before(keys[$0 - 1], keys[$0]) }
+        }
+        slots = []
+        if !ascending || keys.isEmpty { indexIfNeeded() }
+    }
+
+    private static func before(_ left: ExtentKey, _ right: ExtentKey) -> Bool {
+        (left.diskBytenr, left.diskBytes) < (right.diskBytenr, right.diskBytes)
+    }
+
+    /// Builds the index a change needs (the keys stop being in order).
+    private mutating func indexIfNeeded() {
+        if slots.isEmpty { rebuildIndex(slotCount: max(16, 2 * (keys.count + keys.count / 16))) }
     }
 
     /// Makes room for `count` extents at once: a table grown by doubling holds the old
@@ -47,7 +63,7 @@ struct ExtentTable: Sendable {
         // The arrays with a sixteenth to spare (a run adds a few).
         keys.reserveCapacity(count + count / 16)
         sets.reserveCapacity(count + count / 16)
-        let wanted = 2 * (count + count / 16)
+        let wanted = max(16, 2 * (count + count / 16))
         if wanted > slots.count { rebuildIndex(slotCount: wanted) }
     }
 
@@ -69,6 +85,7 @@ struct ExtentTable: Sendable {
 
     /// Adds `member` to the set of the extent `key`, making the extent if it is new.
     mutating func insert(_ key: ExtentKey, member: UInt32) {
+        indexIfNeeded()
         let found = position(of: key)
         if found >= 0 {
             sets[found].insert(member)
@@ -82,8 +99,87 @@ struct ExtentTable: Sendable {
         for key in references where key.diskBytenr != 0 { insert(key, member: member) }
     }
 
+    /// As `insert(_:member:)`, counting in `repeated` each reference to an extent
+    /// `member` already had (a writable tree's reflinks, whose state is kept).
+    mutating func insert(
+        _ references: UnsafeBufferPointer<ExtentKey>, member: UInt32, repeated: inout [ExtentKey: UInt32]
+    ) {
+        guard !references.isEmpty else { return }
+        indexIfNeeded()
+        for key in references where key.diskBytenr != 0 {
+            let found = position(of: key)
+            if found < 0 {
+                store(key, set: SubvolumeSet(member))
+            } else if !sets[found].insert(member) {
+                repeated[key, default: 0] += 1
+            }
+        }
+    }
+
+    /// Takes `member` out of the set of `key`, and the extent out when no member is
+    /// left; false when `member` did not reference it.
+    mutating func remove(_ key: ExtentKey, member: UInt32) -> Bool {
+        indexIfNeeded()
+        let found = position(of: key)
+        guard found >= 0 else { return false }
+        switch sets[found].remove(member) {
+        case false?: return false
+        case true?: return true
+        case nil:
+            removeExtent(at: found)
+            return true
+        }
+    }
+
+    /// Whether `member` references `key`.
+    func contains(_ key: ExtentKey, member: UInt32) -> Bool {
+        let found = position(of: key)
+        return found >= 0 && sets[found].contains(member)
+    }
+
+    /// Removes the extent at `position`: its slot by backward shift (linear probing
+    /// keeps no tombstones), then the last extent moved into its place.
+    private mutating func removeExtent(at position: Int) {
+        let count = slots.count
+        var hole = Self.slot(keys[position].diskBytenr, count: count)
+        while Int(slots[hole].stored) - 1 != position {
+            hole += 1
+            if hole == count { hole = 0 }
+        }
+        var next = hole
+        while true {
+            next += 1
+            if next == count { next = 0 }
+            let probe = slots[next]
+            if probe.stored == 0 { break }
+            let home = Self.slot(keys[Int(probe.stored) - 1].diskBytenr, count: count)
+            // The entry at `next` may move back into the hole unless its home lies
+            // cyclically in (hole, next].
+            let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if !stays {
+                slots[hole] = probe
+                hole = next
+            }
+        }
+        slots[hole] = Slot()
+        let last = keys.count - 1
+        if position != last {
+            var moved = Self.slot(keys[last].diskBytenr, count: count)
+            while Int(slots[moved].stored) - 1 != last {
+                moved += 1
+                if moved == count { moved = 0 }
+            }
+            slots[moved].stored = UInt32(position + 1)
+            keys[position] = keys[last]
+            sets[position] = sets[last]
+        }
+        keys.removeLast()
+        sets.removeLast()
+    }
+
     /// Stores `set` as the whole set of `key` (decoding).
     mutating func store(_ key: ExtentKey, set: SubvolumeSet) {
+        indexIfNeeded()
         let found = position(of: key)
         if found >= 0 { sets[found] = set; return }
         slots[-found - 1] = Slot(key, position: keys.count)
@@ -105,6 +201,7 @@ struct ExtentTable: Sendable {
 
     /// The position of `key` in `keys`, or -(empty slot + 1) where it would go.
     private func position(of key: ExtentKey) -> Int {
+        if slots.isEmpty { return sortedPosition(of: key) }
         let count = slots.count
         var slot = Self.slot(key.diskBytenr, count: count)
         let tag = Self.tag(key.diskBytenr)
@@ -115,6 +212,16 @@ struct ExtentTable: Sendable {
             slot += 1
             if slot == count { slot = 0 }
         }
+    }
+
+    /// The position of `key` found by halving the ascending keys, or -1.
+    private func sortedPosition(of key: ExtentKey) -> Int {
+        var (low, high) = (0, keys.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if Self.before(keys[middle], key) { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? low : -1
     }
 
     /// Fibonacci hashing: bytenr times 2^64/phi, whose high bits, scaled to the slot

@@ -42,21 +42,64 @@ struct SubvolumeSet: Sendable, Hashable, Codable {
         return found
     }
 
-    /// Adds `index`. A scan visits subvolumes in index order, so the new member is
-    /// almost always at or just past the end: that path costs nothing.
-    mutating func insert(_ index: UInt32) {
+    /// Adds `index`; false when it was a member already. A scan visits subvolumes in
+    /// index order, so the new member is almost always at or just past the end: that
+    /// path costs nothing.
+    @discardableResult
+    mutating func insert(_ index: UInt32) -> Bool {
         if let more, let last = more.last {
-            if index == last + 1 { self.more![more.count - 1] = index; return }
-            if index > last + 1 { self.more!.append(contentsOf: [index, index]); return }
+            if index == last + 1 { self.more![more.count - 1] = index; return true }
+            if index > last + 1 { self.more!.append(contentsOf: [index, index]); return true }
+            // A snapshot taken since the cached run, numbered just below the writable
+            // subvolume it was taken of: joins the last run, or the last two.
+            let count = more.count
+            if index + 1 == more[count - 2] {
+                let before = count >= 4 ? more[count - 3] : upper
+                if index > before + 1 { self.more![count - 2] = index; return true }
+                if index == before + 1 {
+                    if count >= 4 {
+                        self.more![count - 3] = last
+                        self.more!.removeLast(2)
+                    } else {
+                        upper = last
+                        self.more = nil
+                    }
+                    return true
+                }
+            }
         } else {
-            if index >= lower && index <= upper { return }
-            if index == upper + 1 { upper = index; return }
-            if index > upper + 1 { more = [index, index]; return }
+            if index >= lower && index <= upper { return false }
+            if index == upper + 1 { upper = index; return true }
+            if index > upper + 1 { more = [index, index]; return true }
         }
         // A writable subvolume merged into sets restored from the cache, just below them.
-        if index &+ 1 == lower { lower = index; return }
-        guard !contains(index) else { return }
+        if index &+ 1 == lower { lower = index; return true }
+        guard !contains(index) else { return false }
         rebuild(runs + [index...index])
+        return true
+    }
+
+    /// Takes `index` out; nil when that leaves no member (the extent is then no
+    /// subvolume's), else whether it was a member. A writable subvolume's files
+    /// changed since the cached run (numbered last, so at a run's end) take this path.
+    mutating func remove(_ index: UInt32) -> Bool? {
+        guard contains(index) else { return false }
+        if more == nil {
+            if lower == upper { return nil }
+            if index == upper { upper -= 1; return true }
+            if index == lower { lower += 1; return true }
+        } else if let last = more?.last, index == last, more![more!.count - 2] < last {
+            more![more!.count - 1] = last - 1
+            return true
+        }
+        var split: [ClosedRange<UInt32>] = []
+        for run in runs {
+            guard run.contains(index) else { split.append(run); continue }
+            if run.lowerBound < index { split.append(run.lowerBound...index - 1) }
+            if index < run.upperBound { split.append(index + 1...run.upperBound) }
+        }
+        rebuild(split)
+        return true
     }
 
     private mutating func rebuild(_ unsorted: [ClosedRange<UInt32>]) {

@@ -57,21 +57,23 @@ struct ExtentScanner {
         var items = 0
         /// Deleted since it was listed: its references are on their way out with it.
         var gone = false
+        /// A writable tree's inode records, when its state is to be kept.
+        var records: InodeRecords?
         var error: (any Error)?
     }
 
-    /// The extent map's order of `ids`: the top level, the read-only trees by id
-    /// (creation order), then the `writable` ones by id. A writable subvolume holds what
-    /// its newest snapshot holds plus what changed since, so right after that snapshot
-    /// an extent it shares with its snapshots stays one run; numbered by id, before its
-    /// snapshots, each extent written since the first snapshot took a second run, a heap
-    /// array of its own (on 1 M files and 50 snapshots, some 400,000 of them). Read-only
-    /// trees stay in id order, as the cache's translation between numberings needs.
+    /// The extent map's order of `ids` (`ExtentMap.order`).
     static func mapOrder(_ ids: [UInt64], writable: Set<UInt64>) -> [UInt64] {
-        // Each id's place looked up once, not twice per comparison of the sort.
-        let sorted = Set(ids).sorted()
-        return sorted.filter { $0 == BtrfsKey.fsTree || !writable.contains($0) }
-            + sorted.filter { $0 != BtrfsKey.fsTree && writable.contains($0) }
+        ExtentMap.order(ids, writable: writable)
+    }
+
+    /// What a scan gives: the sizes, and the writable trees' states to keep (their
+    /// read's generations are the caller's to set, from `LiveTrees`).
+    struct Outcome {
+        var exact: ExactSizes
+        var states: [UInt64: WritableTreeState] = [:]
+        /// The states that are new (the others are the cache's, unchanged).
+        var fresh = Set<UInt64>()
     }
 
     /// Scans `subvolumes` (the top level is added) of the filesystem mounted at `mountpoint`.
@@ -82,25 +84,32 @@ struct ExtentScanner {
     /// (its source's UUID for a snapshot, its own otherwise): trees of one lineage are
     /// read around the directories found in the previous one (`DirectoryHints`).
     /// `cached` and `reused`: read-only trees known from the cache (`ExactSizesCache.reusable`),
-    /// which are not read again.
+    /// which are not read again; `plan`: trees read only where they changed since the
+    /// cache's writable tree states (`IncrementalPlan`), first, on the seeded map.
+    /// `keepingRecords`: writable trees read whole whose inode records are kept.
     func scan(
         subvolumes ids: [UInt64], lineages: [UInt64: String] = [:],
         progress: (@Sendable (ExtentScanProgress) -> Void)? = nil,
         cached: consuming ExactSizesCache? = nil, reused: [UInt64: Int] = [:], hints: DirectoryHints = DirectoryHints(),
-        writable: Set<UInt64> = []
-    ) throws -> ExactSizes {
+        writable: Set<UInt64> = [], plan: IncrementalPlan = IncrementalPlan(), keepingRecords: Set<UInt64> = []
+    ) throws -> Outcome {
         guard isRoot else { throw NeedsRootError.exactSizes }
         let started = Date()
         let directory = try FileDescriptor(directory: mountpoint)
         let nodeSize = try TreeSearch.nodeSize(directory)
         let every = Self.mapOrder(ids + [BtrfsKey.fsTree], writable: writable)
         var seed: ExactSizes?
+        var chains = ChainReads.Outcome()
         // Taken out of the parameter, so that the seeded map takes over its extents
         // rather than copying them.
         if var cache = cached.take(), cache.nodeSize == nodeSize {
-            seed = cache.seed(subvolumes: every, reused: reused)
+            seed = cache.seed(subvolumes: every, reused: reused, carried: plan.carried)
+            let search = TreeSearch(directory)
+            chains = try ChainReads { TreeChanges(tree: $0, search: search, nodeSize: nodeSize) }
+                .run(plan, cache: cache, into: &seed!)
         }
-        let trees = seed == nil ? every : every.filter { reused[$0] == nil }
+        let derived = seed == nil ? [] : plan.derived
+        let trees = seed == nil ? every : every.filter { reused[$0] == nil && !derived.contains($0) }
         let cachedSubvolumes = seed?.scan.cachedSubvolumes ?? 0
         // Handed over, not copied: a map still held here as well would be copied whole
         // (its extents, sets and index) by the first tree merged into it.
@@ -116,94 +125,29 @@ struct ExtentScanner {
                 merge.deliver(
                     index,
                     TreeReader.read(
-                        tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints, nodeSize: nodeSize))
+                        tree: tree, lineage: lineages[tree], with: searches[worker], hints: hints, nodeSize: nodeSize,
+                        keepsRecords: keepingRecords.contains(tree)))
             }
         }
         let result = try merge.result()
-        if result.malformed > 0 {
+        let malformed = result.malformed + chains.malformed
+        if malformed > 0 {
             throw RuntimeError(
-                "\(mountpoint): \(result.malformed) file extent items could not be read; exact sizes would be wrong")
+                "\(mountpoint): \(malformed) file extent items could not be read; exact sizes would be wrong")
         }
         let report = ExtentScanReport(
-            subvolumes: trees.count, items: result.items, fileExtentItems: result.fileExtents,
-            bytesRead: result.bytesRead, seconds: Date().timeIntervalSince(started),
-            cachedSubvolumes: cachedSubvolumes)
-        return ExactSizes(map: result.map, scan: report, nodeSize: nodeSize, treeBytes: result.treeBytes)
-    }
-}
-
-extension BtrfsSnapshotBackend {
-    /// Fills the listing's sizes from a scan of every subvolume's extents, taking the
-    /// read-only trees the cache knows from it and keeping the new ones there. A cache
-    /// that cannot be read is rebuilt (a note under --verbose); one that cannot be
-    /// written leaves the sizes exact and costs the next run a full scan (one warning).
-    func attachExactSizes(to listing: inout VolumeListing) throws {
-        let options = ExactScanOptions.current
-        let store = options.useCache ? ExactSizesCacheStore.fromEnvironment() : nil
-        let uuid = listing.filesystem.uuid
-        var cached: ExactSizesCache?
-        var notes: [String] = []
-        switch store?.load(filesystem: uuid) {
-        case .found(let cache)?: cached = cache
-        case .unusable(let why)?: notes.append("exact sizes cache not used, rebuilt: \(why)")
-        case .missing?, nil: break
+            subvolumes: trees.count + chains.trees, items: result.items + chains.items,
+            fileExtentItems: result.fileExtents, bytesRead: result.bytesRead + chains.bytesRead,
+            seconds: Date().timeIntervalSince(started), cachedSubvolumes: cachedSubvolumes,
+            changedSubvolumes: chains.trees)
+        var outcome = Outcome(
+            exact: ExactSizes(map: result.map, scan: report, nodeSize: nodeSize, treeBytes: result.treeBytes),
+            states: chains.states, fresh: chains.fresh)
+        for (tree, kept) in result.records {
+            outcome.fresh.insert(tree)
+            outcome.states[tree] = WritableTreeState(
+                readFrom: 0, readUntil: 0, records: kept.records, repeated: kept.repeated)
         }
-        let scanner = ExtentScanner(mountpoint: listing.filesystem.mountpoint, isRoot: isRoot)
-        var lineages: [UInt64: String] = [:]
-        var ids: [UInt64] = []
-        var writable = Set<UInt64>()
-        lineages.reserveCapacity(listing.subvolumes.count); ids.reserveCapacity(listing.subvolumes.count)
-        // Fields read in place: iterating by value copied each of ten thousand (fat) subvolumes.
-        for index in listing.subvolumes.indices {
-            let id = listing.subvolumes[index].id
-            lineages[id] = listing.subvolumes[index].parentUUID ?? listing.subvolumes[index].uuid
-            ids.append(id)
-            if !listing.subvolumes[index].readOnly { writable.insert(id) }
-        }
-        let reused = cached?.reusable(for: listing.subvolumes) ?? [:]
-        let hints = DirectoryHints((cached?.directoryHints ?? [:]).mapValues { $0.map(DirectoryHints.Directory.init) })
-        let cachedKeys = cached?.keys
-        // The cache is handed over, not kept here: the map takes over its extents.
-        var exact = try scanner.scan(
-            subvolumes: ids, lineages: lineages, progress: ExtentScanObserver.current,
-            cached: cached.take(), reused: reused, hints: hints, writable: writable)
-        if let store, ExactSizesCache.keys(keeping: listing.subvolumes, of: exact) != cachedKeys {
-            exact.map.shrinkToFit()
-            let bytes = ExactSizesCache.encoded(
-                filesystem: uuid, keeping: listing.subvolumes, of: exact,
-                directoryHints: hints.all.mapValues { $0.map(\.hint) })
-            do {
-                try store.save(filesystem: uuid, encoded: bytes)
-            } catch {
-                if CacheWarning.first() {
-                    listing.warnings.append(
-                        "\(error): sizes are exact, but the next run reads every snapshot's tree again")
-                }
-            }
-        }
-        exact.notes = notes
-        listing.attach(exact)
-    }
-}
-
-/// A cache that cannot be written is said once a run, not once per filesystem.
-enum CacheWarning {
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var given = false
-
-    static func first() -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        defer { given = true }
-        return !given
-    }
-}
-
-extension DirectoryHints.Directory {
-    init(_ hint: ExactSizesCache.DirectoryHint) {
-        self.init(id: hint.id, leafBytesPerSizeByte: hint.leafBytesPerSizeByte, entryLeafBytes: hint.entryLeafBytes)
-    }
-
-    var hint: ExactSizesCache.DirectoryHint {
-        .init(id: id, leafBytesPerSizeByte: leafBytesPerSizeByte, entryLeafBytes: entryLeafBytes)
+        return outcome
     }
 }

@@ -19,6 +19,8 @@ final class OrderedMerge: @unchecked Sendable {
         var items = 0
         var bytesRead: UInt64 = 0
         var error: (any Error)?
+        /// The writable trees read with their inode records: those and their repeated extents.
+        var records: [UInt64: (records: InodeRecords, repeated: [ExtentKey: UInt32])] = [:]
     }
 
     private let condition = Condition()
@@ -86,7 +88,13 @@ final class OrderedMerge: @unchecked Sendable {
         merged.bytesRead += reading.bytesRead; merged.items += reading.items
         if !reading.gone {
             let tree = trees[index]
-            merged.map.addReferences(subvolume: tree, reading.references)
+            if let records = reading.records {
+                var repeated: [ExtentKey: UInt32] = [:]
+                merged.map.addReferences(subvolume: tree, reading.references, repeated: &repeated)
+                merged.records[tree] = (records, repeated)
+            } else {
+                merged.map.addReferences(subvolume: tree, reading.references)
+            }
             if reading.hasInline { merged.map.addInline(subvolume: tree, bytes: reading.inlineBytes) }
             merged.fileExtents += reading.fileExtents; merged.malformed += reading.malformed
             merged.treeBytes[tree] = ExactSizes.treeEstimate(leafBytes: reading.leafBytes, nodeSize: nodeSize)

@@ -21,17 +21,23 @@ struct TreeReader {
     /// Leaf bytes of the entries read so far of the last directory in `directories`.
     private var entryLeafBytes: UInt64 = 0
 
-    private init(hints: DirectoryHints, nodeSize: UInt64) {
+    /// A writable tree's inode records, kept for the next run (`WritableTreeState`).
+    private var records: (builder: InodeRecordBuilder, writer: InodeRecords.Writer)?
+
+    private init(hints: DirectoryHints, nodeSize: UInt64, keepsRecords: Bool) {
         self.hints = hints
         doneWhenRoomFor = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
         reading.references.reserveCapacity(1 << 14)
+        if keepsRecords { records = (InodeRecordBuilder(), InodeRecords.Writer()) }
     }
 
-    /// Every file extent item of `tree`; holes are left out here already.
+    /// Every file extent item of `tree`; holes are left out here already. With
+    /// `keepsRecords`, also its inode records (`reading.records`).
     static func read(
-        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints, nodeSize: UInt64
+        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints, nodeSize: UInt64,
+        keepsRecords: Bool = false
     ) -> ExtentScanner.TreeReading {
-        var reader = TreeReader(hints: hints, nodeSize: nodeSize)
+        var reader = TreeReader(hints: hints, nodeSize: nodeSize, keepsRecords: keepsRecords)
         let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
         do {
             var start = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
@@ -44,6 +50,10 @@ struct TreeReader {
             }
             try reader.read(tree, from: start, to: .last, with: search)
             hints.learn(reader.directories, in: lineage)
+            if var records = reader.records.take() {
+                if let last = records.builder.finish() { records.writer.append(last) }
+                reader.reading.records = records.writer.records
+            }
         } catch let error as SystemCallError where error.errno == ENOENT {
             reader.reading.gone = true
         } catch {
@@ -62,6 +72,7 @@ struct TreeReader {
     }
 
     private mutating func visit(_ item: TreeSearch.Item) {
+        if records != nil, let done = records!.builder.add(item) { records!.writer.append(done) }
         let leafBytes = ExactSizes.leafBytes(itemSize: item.data.count)
         reading.leafBytes += leafBytes
         switch item.type {
@@ -100,5 +111,6 @@ struct TreeReader {
         directory.entryLeafBytes = UInt64((Double(inode.size) * directory.leafBytesPerSizeByte).rounded(.up))
         directories.append(directory)
         reading.leafBytes += directory.entryLeafBytes
+        records?.builder.addLeafBytes(directory.entryLeafBytes, to: directory.id)
     }
 }

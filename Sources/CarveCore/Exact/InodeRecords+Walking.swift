@@ -1,0 +1,209 @@
+/// Reading packed `InodeRecords` in place: a record as an `Entry`, a `Cursor` over them,
+/// and the check a cache file's records pass before any of this walks them.
+extension InodeRecords {
+    /// One record in place: its inode and body, decoded field by field on demand.
+    public struct Entry {
+        public let inode: UInt64
+        let body: ArraySlice<UInt8>
+
+        public var isDirectory: Bool { body[body.startIndex] & directoryFlag != 0 }
+        public var unlinked: Bool { body[body.startIndex] & unlinkedFlag != 0 }
+
+        /// Calls `body` with each parent directory.
+        public func forEachParent(_ visit: (UInt64) -> Void) {
+            var reader = Reader(body)
+            reader.skipToParents()
+            for _ in 0..<reader.next() { visit(inode &- unzigzag(reader.next())) }
+        }
+
+        /// Whether it has inline extents; its extents into `references` (emptied first).
+        public func references(into references: inout [ExtentKey]) -> Bool {
+            references.removeAll(keepingCapacity: true)
+            var reader = Reader(body)
+            let flags = reader.flags
+            if flags & inlineFlag != 0 { _ = reader.next() }
+            _ = reader.next()
+            for _ in 0..<reader.next() { _ = reader.next() }
+            let unit: UInt64 = flags & alignedFlag != 0 ? 4096 : 1
+            var last: UInt64 = 0
+            for _ in 0..<reader.next() {
+                last = last &+ unzigzag(reader.next())
+                references.append(ExtentKey(diskBytenr: last &* unit, diskBytes: reader.next() &* unit))
+            }
+            return flags & inlineFlag != 0
+        }
+
+        public var record: InodeRecord {
+            var reader = Reader(body)
+            let flags = reader.flags
+            var record = InodeRecord(
+                inode: inode, isDirectory: flags & directoryFlag != 0, unlinked: flags & unlinkedFlag != 0)
+            if flags & inlineFlag != 0 { record.inlineBytes = reader.next() }
+            record.leafBytes = reader.next()
+            let parents = reader.next()
+            for _ in 0..<parents { record.parents.append(inode &- unzigzag(reader.next())) }
+            let references = reader.next()
+            record.references.reserveCapacity(Int(references))
+            let unit: UInt64 = flags & alignedFlag != 0 ? 4096 : 1
+            var last: UInt64 = 0
+            for _ in 0..<references {
+                last = last &+ unzigzag(reader.next())
+                record.references.append(ExtentKey(diskBytenr: last &* unit, diskBytes: reader.next() &* unit))
+            }
+            return record
+        }
+    }
+
+    /// Calls `visit` with each record, ascending.
+    public func forEach(_ visit: (Entry) -> Void) {
+        var cursor = Cursor(self)
+        while let entry = cursor.next() { visit(entry) }
+    }
+
+    /// Walks the records in order; `next(atLeast:)` skips ahead by bodies' lengths.
+    public struct Cursor {
+        private let bytes: ArraySlice<UInt8>
+        private var offset: Int
+        private var inode: UInt64 = 0
+        private var pending: Entry?
+
+        public init(_ records: InodeRecords) {
+            precondition(records.isChecked, "records read from a file are checked before they are walked")
+            bytes = records.bytes; offset = bytes.startIndex
+        }
+
+        public mutating func next() -> Entry? {
+            if let entry = pending {
+                pending = nil
+                return entry
+            }
+            guard offset < bytes.endIndex else { return nil }
+            let start = skip()
+            return Entry(inode: inode, body: bytes[start..<offset])
+        }
+
+        /// The first record at or after `inode`, without returning it from `next` until asked:
+        /// nil when none is left.
+        public mutating func peek(atLeast inode: UInt64) -> Entry? {
+            if let entry = pending {
+                if entry.inode >= inode { return entry }
+                pending = nil
+            }
+            // Skipped by their lengths, no entry made: a slice per record passed over
+            // retained and released the storage each time.
+            while offset < bytes.endIndex {
+                let start = skip()
+                if self.inode >= inode {
+                    pending = Entry(inode: self.inode, body: bytes[start..<offset])
+                    return pending
+                }
+            }
+            return nil
+        }
+
+        /// Moves past the next record, taking its inode; where its body starts.
+        private mutating func skip() -> Int {
+            inode &+= number()
+            let length = Int(number())
+            defer { offset += length }
+            return offset
+        }
+
+        private mutating func number() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+    }
+
+    /// Checks records read from a file: every length within the bytes, inodes ascending,
+    /// each body decoding to its end. Costs a pass; run once when a cache is loaded.
+    static func validated(_ bytes: ArraySlice<UInt8>, count: Int) -> InodeRecords? {
+        var offset = bytes.startIndex
+        var inode: UInt64 = 0
+        for index in 0..<count {
+            guard let (step, afterStep) = Reader.checked(bytes, at: offset), index == 0 || step > 0,
+                let (length, start) = Reader.checked(bytes, at: afterStep), length <= UInt64(bytes.endIndex - start),
+                length > 0
+            else { return nil }
+            inode &+= step
+            let end = start + Int(length)
+            guard Reader.bodyIsWhole(bytes[start..<end]) else { return nil }
+            offset = end
+        }
+        return offset == bytes.endIndex ? InodeRecords(bytes: bytes, count: count) : nil
+    }
+
+    /// LEB128 numbers from a body that was written whole (see `validated`).
+    struct Reader {
+        let bytes: ArraySlice<UInt8>
+        var offset: Int
+
+        init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes; offset = bytes.startIndex }
+
+        var flags: UInt8 {
+            mutating get {
+                defer { offset += 1 }
+                return bytes[offset]
+            }
+        }
+
+        mutating func next() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func skipToParents() {
+            let flags = self.flags
+            if flags & inlineFlag != 0 { _ = next() }
+            _ = next()
+        }
+
+        /// A number at `offset` that lies within `bytes` and fits 64 bits, and where it ends.
+        static func checked(_ bytes: ArraySlice<UInt8>, at offset: Int) -> (UInt64, Int)? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            var at = offset
+            while at < bytes.endIndex {
+                let byte = bytes[at]
+                at += 1
+                guard shift < 64, shift < 63 || byte <= 1 else { return nil }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return (value, at) }
+                shift += 7
+            }
+            return nil
+        }
+
+        /// Whether `body` holds its fields exactly, with counts it can hold.
+        static func bodyIsWhole(_ body: ArraySlice<UInt8>) -> Bool {
+            var at = body.startIndex + 1
+            func number() -> UInt64? {
+                guard let (value, end) = checked(body, at: at) else { return nil }
+                at = end
+                return value
+            }
+            let flags = body[body.startIndex]
+            guard flags & ~(directoryFlag | unlinkedFlag | inlineFlag | alignedFlag) == 0 else { return false }
+            if flags & inlineFlag != 0 { guard number() != nil else { return false } }
+            guard number() != nil, let parents = number(), parents <= UInt64(body.count) else { return false }
+            for _ in 0..<parents { guard number() != nil else { return false } }
+            guard let references = number(), references <= UInt64(body.count) else { return false }
+            for _ in 0..<references * 2 { guard number() != nil else { return false } }
+            return at == body.endIndex
+        }
+    }
+}

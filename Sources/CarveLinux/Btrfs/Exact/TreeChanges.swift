@@ -1,0 +1,254 @@
+import CBtrfsUtil
+import CarveCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a tree only where it changed since a state of it was kept (`WritableTreeState`),
+/// or of the writable tree a newer snapshot was taken of: the records that changed.
+///
+/// A tree search whose minimum transaction is `threshold` returns every leaf written in
+/// that transaction or later, whole, but cannot show where those leaves begin and end,
+/// nor an item removed from one; so what changed is found by inode:
+/// - btrfs rewrites an inode's item whenever its extents change (a write, truncate, hole
+///   punched, reflink, deduplication: btrfs_update_inode stamps the transaction in its
+///   `transid`). An inode item returned with a transid at or past `threshold` is read
+///   again whole, by a search bounded to that inode's keys.
+/// - Every other returned item lies in a leaf that changed for another inode's sake (or
+///   was moved by balance): its extents must be among those the state holds, or the
+///   inode is read again.
+/// - An inode that is gone had its last name removed, which changed its directory: each
+///   changed directory's DIR_ITEMs are read, and each inode the state held in it that it
+///   no longer names is read again (gone, moved, or its name was removed); a directory
+///   found gone makes the inodes it held suspects too. Inodes left with no name (open
+///   when unlinked) and special objects above the last inode are read every run.
+/// The state must come from a read that ended before the tree's changes began (the
+/// caller checks transactions), and the tree must not be in an open transaction that
+/// changed it (`LiveTrees`): an inode update still held in memory is not in its leaves.
+struct TreeChanges {
+    typealias Key = TreeSearch.Key
+    let tree: UInt64
+    let search: TreeSearch
+    let nodeSize: UInt64
+
+    /// What changed: ascending by inode, a new record or nil for one that is gone.
+    struct Result {
+        var changes: [(inode: UInt64, record: InodeRecord?)] = []
+        /// Inodes read again one by one, and items and bytes the searches returned.
+        var reread = 0
+        var items = 0
+        var bytesRead: UInt64 = 0
+        var malformed = 0
+        /// So much changed that the tree was read whole.
+        var readWhole = false
+        /// The base's records, checked, when they had to be walked.
+        var checkedBase: InodeRecords?
+    }
+
+    /// More inodes to read again than this share of the state's: the tree is read whole.
+    static let wholeReadShare = 8
+
+    /// The tree's changes since `base` (records of this tree's lineage) as of `threshold`.
+    /// Throws `StateUnusable` when `base`'s records do not hold what they say.
+    func read(base: WritableTreeState, threshold: UInt64) throws -> Result {
+        let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
+        var result = Result()
+        var records: InodeRecords?
+        func checkedRecords() throws -> InodeRecords {
+            if let records { return records }
+            guard let checked = base.records.checked() else { throw StateUnusable(tree: tree) }
+            records = checked
+            return checked
+        }
+        var changed = Set(base.readEachRun)
+        var directories = Set<UInt64>()
+        try changedSince(threshold, records: checkedRecords, changed: &changed, directories: &directories)
+        if !changed.isEmpty {
+            let base = try checkedRecords()
+            if changed.count > max(64, base.count / Self.wholeReadShare) {
+                result.changes = try wholeTree(against: base, malformed: &result.malformed)
+                result.readWhole = true
+            } else {
+                result.changes = try reread(changed, directories: directories, base: base, result: &result)
+            }
+        }
+        result.checkedBase = records
+        result.bytesRead = search.bytesRead - bytesBefore
+        result.items = search.items - itemsBefore
+        return result
+    }
+
+    /// The inodes whose items were rewritten since `threshold`, and the directories among them.
+    private func changedSince(
+        _ threshold: UInt64, records: () throws -> InodeRecords, changed: inout Set<UInt64>,
+        directories: inout Set<UInt64>
+    ) throws {
+        var cursor: InodeRecords.Cursor?
+        var group = Group(inode: 0)
+        var held: [ExtentKey] = []
+        func settle() throws {
+            defer { group.references.removeAll(keepingCapacity: true) }
+            guard group.inode != 0, !group.updated else { return }
+            if cursor == nil { cursor = InodeRecords.Cursor(try records()) }
+            // Special objects carry no inode item to tell: any change reads them again.
+            guard group.inode <= InodeRecord.lastInode, let entry = cursor!.peek(atLeast: group.inode),
+                entry.inode == group.inode
+            else {
+                changed.insert(group.inode)
+                return
+            }
+            let hadInline = entry.references(into: &held)
+            if (group.inline && !hadInline) || !Self.contains(held, group.references) { changed.insert(group.inode) }
+        }
+        search.minimumTransaction = threshold
+        defer { search.minimumTransaction = 0 }
+        var next: Key? = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
+        while let from = next {
+            next = try search.search(tree: tree, from: from, to: .last) { item in
+                if item.objectid != group.inode {
+                    try settle()
+                    group = Group(inode: item.objectid, references: group.references)
+                }
+                switch item.type {
+                case BtrfsKey.inodeItem where item.data.count >= Int(carve_inode_item_size.rawValue):
+                    let transid: UInt64 = item.data.loadLE(at: Int(carve_inode_item_transid.rawValue))
+                    guard transid >= threshold else { return }
+                    group.updated = true
+                    changed.insert(item.objectid)
+                    let mode = UInt32(
+                        littleEndian: item.data.loadUnaligned(
+                            fromByteOffset: Int(carve_inode_item_mode.rawValue), as: UInt32.self))
+                    if mode & UInt32(S_IFMT) == UInt32(S_IFDIR) { directories.insert(item.objectid) }
+                case BtrfsKey.fileExtent:
+                    switch ExtentScanner.FileExtent(item.data) {
+                    case .onDisk(let bytenr, let bytes):
+                        if bytenr != 0 { group.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
+                    case .inline: group.inline = true
+                    case .malformed: group.updated = true; changed.insert(item.objectid)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        try settle()
+    }
+
+    /// One object's items in the leaves the search returned.
+    private struct Group {
+        var inode: UInt64
+        var updated = false
+        var inline = false
+        var references: [ExtentKey] = []
+    }
+
+    /// Whether every reference of `part` is among `whole`, counted (a file may point
+    /// into one extent more than once).
+    static func contains(_ whole: [ExtentKey], _ part: [ExtentKey]) -> Bool {
+        guard !part.isEmpty else { return true }
+        guard part.count <= whole.count else { return false }
+        if part.count == 1 { return whole.contains(part[0]) }
+        let order: (ExtentKey, ExtentKey) -> Bool = { ($0.diskBytenr, $0.diskBytes) < ($1.diskBytenr, $1.diskBytes) }
+        let wholeSorted = whole.sorted(by: order)
+        var index = 0
+        for key in part.sorted(by: order) {
+            while index < wholeSorted.count, order(wholeSorted[index], key) { index += 1 }
+            guard index < wholeSorted.count, wholeSorted[index] == key else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Reads `changed` again, then the inodes the state held in a changed directory that
+    /// it no longer names, and so on for directories found gone.
+    private func reread(
+        _ changed: Set<UInt64>, directories: Set<UInt64>, base: InodeRecords, result: inout Result
+    ) throws -> [(inode: UInt64, record: InodeRecord?)] {
+        var found: [UInt64: InodeRecord?] = [:]
+        var children: [UInt64: Set<UInt64>] = [:]
+        func readAll(_ inodes: some Sequence<UInt64>) throws {
+            for inode in inodes where found[inode] == nil {
+                let (record, named) = try readInode(inode, malformed: &result.malformed)
+                found[inode] = .some(record)
+                if let record, record.isDirectory { children[inode] = Set(named) }
+                result.reread += 1
+            }
+        }
+        try readAll(changed.sorted())
+        // Directories to look into: those read again (their names now), and those gone.
+        var looked = Set<UInt64>()
+        var pending = Set(directories).union(found.keys.filter { children[$0] != nil || found[$0]! == nil })
+        while !pending.isEmpty {
+            looked.formUnion(pending)
+            var suspects: [UInt64] = []
+            base.forEach { entry in
+                guard found[entry.inode] == nil else { return }
+                var suspect = false
+                entry.forEachParent { parent in
+                    guard pending.contains(parent) else { return }
+                    if let named = children[parent] {
+                        suspect = suspect || !named.contains(entry.inode)
+                    } else {
+                        suspect = true
+                    }
+                }
+                if suspect { suspects.append(entry.inode) }
+            }
+            try readAll(suspects)
+            // A suspect found gone, or a directory, may have held inodes of its own.
+            pending = Set(suspects.filter { !looked.contains($0) && (found[$0]! == nil || children[$0] != nil) })
+        }
+        return found.sorted { $0.key < $1.key }.map { (inode: $0.key, record: $0.value) }
+    }
+
+    /// One inode's record, read whole, and the inodes its DIR_ITEMs name; nil when gone.
+    private func readInode(_ inode: UInt64, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
+        var builder = InodeRecordBuilder(collectsChildren: true)
+        let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
+        var next: Key? = Key(objectid: inode, type: 0, offset: 0)
+        let end = Key(objectid: inode, type: 255, offset: .max)
+        while let from = next, from <= end {
+            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
+                _ = builder.add(item)
+            }
+        }
+        malformed += builder.malformed
+        return (builder.finish(), builder.children)
+    }
+
+    /// Every record of the tree, read whole, as changes against `base`.
+    private func wholeTree(
+        against base: InodeRecords, malformed: inout Int
+    ) throws -> [(
+        inode: UInt64, record: InodeRecord?
+    )] {
+        var builder = InodeRecordBuilder()
+        var records: [InodeRecord] = []
+        try search.forEachItem(tree: tree, firstObjectID: BtrfsKey.firstFreeObjectID) { item in
+            if let record = builder.add(item) { records.append(record) }
+        }
+        if let last = builder.finish() { records.append(last) }
+        malformed += builder.malformed
+        var changes: [(inode: UInt64, record: InodeRecord?)] = []
+        var index = 0
+        base.forEach { entry in
+            while index < records.count, records[index].inode < entry.inode {
+                changes.append((records[index].inode, records[index])); index += 1
+            }
+            if index < records.count, records[index].inode == entry.inode {
+                changes.append((entry.inode, records[index])); index += 1
+            } else {
+                changes.append((entry.inode, nil))
+            }
+        }
+        changes += records[index...].map { (inode: $0.inode, record: $0) }
+        return changes
+    }
+}
+
+/// A kept state whose records do not hold what they say (a forged cache, or a bug): the
+/// scan is run again without it.
+struct StateUnusable: Error, CustomStringConvertible {
+    var tree: UInt64
+    var description: String { "the kept state of subvolume \(tree) is damaged" }
+}
