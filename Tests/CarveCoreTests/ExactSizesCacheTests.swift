@@ -192,6 +192,13 @@ import Testing
         #expect(throws: ExactSizesCacheDamage.malformed("a count larger than the file")) {
             try ExactSizesCache(decoding: file(hugeCount))
         }
+        // The exact-cache fuzz target's first find: a filesystem name whose length is the
+        // whole payload (36), its own byte included, ran one byte past the end.
+        let nameOverTheEnd = Array("$48a5b1$48a5b133-7615-4e6f-bbf4-803f".utf8)
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: file(nameOverTheEnd)) }
+        // The same for a writable tree's records: their byte count one past what is left.
+        let state: [UInt8] = [1, 97, 1, 1, 5, 1, 117, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, 0, 1, 3, 0xAA, 0xBB]
+        #expect(throws: ExactSizesCacheDamage.truncated) { try ExactSizesCache(decoding: file(state)) }
     }
 
     /// Room made ahead (a seeded map) changes nothing of what the map holds.

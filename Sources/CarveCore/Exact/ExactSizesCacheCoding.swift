@@ -257,8 +257,17 @@ struct CacheReader {
         return Int(value)
     }
 
+    /// The length of bytes that follow it, within the bytes left. (Measured after the
+    /// length is read: measured before, the room counted the length's own bytes, and a
+    /// forged length ran past the end; the exact-cache fuzz target found it.)
+    mutating func length() throws(ExactSizesCacheDamage) -> Int {
+        let value = try number()
+        guard value <= UInt64(bytes.endIndex - offset) else { throw .truncated }
+        return Int(value)
+    }
+
     mutating func text() throws(ExactSizesCacheDamage) -> String {
-        let length = try count(atMost: bytes.endIndex - offset)
+        let length = try length()
         defer { offset += length }
         return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
     }

@@ -109,17 +109,7 @@ extension InodeRecords {
             return offset
         }
 
-        private mutating func number() -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let byte = bytes[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-        }
+        private mutating func number() -> UInt64 { checkedNumber(bytes, at: &offset) }
     }
 
     /// Checks records read from a file: every length within the bytes, inodes ascending,
@@ -154,17 +144,7 @@ extension InodeRecords {
             }
         }
 
-        mutating func next() -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let byte = bytes[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-        }
+        mutating func next() -> UInt64 { checkedNumber(bytes, at: &offset) }
 
         mutating func skipToParents() {
             let flags = self.flags

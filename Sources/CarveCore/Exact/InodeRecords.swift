@@ -172,8 +172,8 @@ public struct InodeRecords: Sendable, Hashable {
             var offset = 0
             var inode: UInt64 = 0
             while offset < stored.count {
-                inode &+= Self.number(stored, at: &offset)
-                let length = Int(Self.number(stored, at: &offset))
+                inode &+= checkedNumber(stored, at: &offset)
+                let length = Int(checkedNumber(stored, at: &offset))
                 let bodyStart = offset
                 offset += length
                 let body = UnsafeBufferPointer(rebasing: stored[bodyStart..<offset])
@@ -195,19 +195,22 @@ public struct InodeRecords: Sendable, Hashable {
         return writer.records
     }
 
-    /// A LEB128 number of checked records at `offset`, which moves past it.
-    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = bytes[offset]
-            offset += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
-    }
+}
 
+/// The LEB128 number at `offset` of records written whole or checked (`validated`),
+/// which moves past it: the one reading of a number, whatever holds the bytes.
+@inline(__always)
+func checkedNumber<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at offset: inout Int) -> UInt64
+where Bytes.Index == Int {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+        let byte = bytes[offset]
+        offset += 1
+        value |= UInt64(byte & 0x7F) << shift
+        if byte < 0x80 { return value }
+        shift += 7
+    }
 }
 
 func zigzag(_ value: UInt64) -> UInt64 { (value << 1) ^ UInt64(bitPattern: Int64(bitPattern: value) >> 63) }

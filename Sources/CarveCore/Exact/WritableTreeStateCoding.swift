@@ -53,7 +53,7 @@ extension CacheReader {
             repeated[key] = UInt32(count)
         }
         let records = try count(atMost: bytes.count)
-        let length = try count(atMost: bytes.endIndex - offset)
+        let length = try length()
         guard records <= length else { throw .malformed("more records than bytes") }
         defer { offset += length }
         return WritableTreeState(
