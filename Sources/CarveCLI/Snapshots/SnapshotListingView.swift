@@ -48,6 +48,7 @@ struct SnapshotListingView {
                 explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
         }
         rows.sort(by: order)
+        FreedAtExit.keep(rows)
         if options.json {
             let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
             writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)

@@ -96,22 +96,25 @@ struct RootTree {
     /// The entries that are live subvolumes reachable from the top level, with their paths.
     private func volumes(_ entries: [Entry]) throws -> [Volume] {
         var paths = PathResolver(directory: directory, entries: entries)
-        var subvolumes: [Volume] = []
-        subvolumes.reserveCapacity(entries.count)
-        for position in entries.indices {
-            guard let item = entries[position].item, item.references > 0,
-                let reference = entries[position].backReference,
-                let path = try paths.path(at: position)
-            else { continue }
-            // Built in place: a local volume appended was copied once more.
-            subvolumes.append(
-                Volume(
-                    id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
-                    parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                    created: item.created, readOnly: item.readOnly, isSnapshot: false))
-            subvolumes[subvolumes.count - 1].createdGeneration = item.createdGeneration
+        // Each volume made where it stays, its fields read through the entries' buffer:
+        // appending one, or copying an entry out of the array, copied every string it holds.
+        return try entries.withUnsafeBufferPointer { entries in
+            try [Volume](unsafeUninitializedCapacity: entries.count) { volumes, count in
+                for position in entries.indices {
+                    guard let item = entries[position].item, item.references > 0,
+                        let parentID = entries[position].backReference?.parentID,
+                        let path = try paths.path(at: position)
+                    else { continue }
+                    (volumes.baseAddress! + count).initialize(
+                        to: Volume(
+                            id: entries[position].id, parentID: parentID, path: path, uuid: item.uuid ?? "",
+                            parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
+                            createdGeneration: item.createdGeneration, created: item.created, readOnly: item.readOnly,
+                            isSnapshot: false))
+                    count += 1
+                }
+            }
         }
-        return subvolumes
     }
 
     /// A root item's fields; the uuids and times only when the item is of the current
