@@ -88,7 +88,9 @@ public struct TextTable {
 
     public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
         self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
-        self.rows = rows.map { row in columns.map { $0.text(row, bytes) } }
+        // The closures taken out once: mapping the columns for each row copied every column.
+        let texts = columns.map(\.text)
+        self.rows = rows.map { row in texts.map { $0(row, bytes) } }
         widthHints = columns.map(\.widthHint)
     }
 
@@ -101,11 +103,22 @@ public struct TextTable {
     private func bytes() -> [UInt8] {
         let headerLines = TextTable.physicalLines(headers)
         var widths = Array(repeating: 0, count: headers.count)
-        // Only a row with a line break in a cell (rare) is split: splitting every cell of
-        // ten thousand rows cost more than listing them.
+        // Every cell measured once, here. Only a row with a line break in a cell (rare) is
+        // split: splitting every cell of ten thousand rows cost more than listing them.
+        var measures: [CellMeasure] = []
+        measures.reserveCapacity(rows.count * headers.count)
+        var starts: [Int] = []
+        starts.reserveCapacity(rows.count)
         for row in rows {
-            guard row.contains(where: TextTable.hasLineBreak) else {
-                TextTable.widen(&widths, to: row)
+            starts.append(measures.count)
+            var breaksLine = false
+            for cell in row {
+                let measure = CellMeasure(cell)
+                measures.append(measure)
+                breaksLine = breaksLine || measure.breaksLine
+            }
+            guard breaksLine else {
+                for index in row.indices { widths[index] = max(widths[index], measures[starts.last! + index].width) }
                 continue
             }
             for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
@@ -124,9 +137,10 @@ public struct TextTable {
         if !omitsHeader {
             for line in headerLines { write(line, widths: widths, to: &out) }
         }
-        for row in rows {
-            guard row.contains(where: TextTable.hasLineBreak) else {
-                write(row, widths: widths, to: &out)
+        for (position, row) in rows.enumerated() {
+            let measured = measures[starts[position]..<starts[position] + row.count]
+            guard measured.contains(where: \.breaksLine) else {
+                write(row, widths: widths, measured: measured, to: &out)
                 continue
             }
             for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
@@ -135,19 +149,21 @@ public struct TextTable {
     }
 
     /// One printed line: each cell padded to its column's width, one space between.
-    private func write(_ line: [String], widths: [Int], to out: inout [UInt8]) {
+    private func write(
+        _ line: [String], widths: [Int], measured: ArraySlice<CellMeasure>? = nil, to out: inout [UInt8]
+    ) {
         let start = out.count
         for (index, cell) in line.enumerated() {
-            let gap = widths[index] - displayWidth(cell)
+            let gap = widths[index] - (measured.map { $0[$0.startIndex + index].width } ?? displayWidth(cell))
             let last = index == line.count - 1
             if last && cell.isEmpty && padsTrailingCells {
                 // lsblk pads every cell but an empty last one.
             } else if rightAligned[index] {
-                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap))
+                TextTable.appendSpaces(gap, to: &out)
                 TextTable.append(cell, to: &out)
             } else {
                 TextTable.append(cell, to: &out)
-                if !last { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap)) }
+                if !last { TextTable.appendSpaces(gap, to: &out) }
             }
             if !last { out.append(UInt8(ascii: " ")) }
         }
@@ -170,10 +186,18 @@ extension TextTable {
         for (index, cell) in line.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
     }
 
-    static func hasLineBreak(_ cell: String) -> Bool {
-        var cell = cell
-        return cell.withUTF8 { $0.contains(UInt8(ascii: "\n")) }
+    /// `count` spaces (none when it is not positive), copied from a run of them: the
+    /// generic append of a repeated element cost more than the cell it pads.
+    static func appendSpaces(_ count: Int, to out: inout [UInt8]) {
+        var left = count
+        while left > 0 {
+            let now = min(left, spaces.count)
+            spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<now])) }
+            left -= now
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     static func append(_ cell: String, to out: inout [UInt8]) {
         var cell = cell
@@ -184,11 +208,4 @@ extension TextTable {
 /// Terminal columns a cell takes: one per character (tables escape control bytes first).
 /// ASCII text, most cells, is counted by its bytes, without breaking it into characters
 /// (in ASCII only "\r\n" is one character of two bytes: such text is counted as before).
-func displayWidth(_ text: String) -> Int {
-    var text = text
-    let ascii = text.withUTF8 { bytes -> Int? in
-        for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: "\r") { return nil }
-        return bytes.count
-    }
-    return ascii ?? text.count
-}
+func displayWidth(_ text: String) -> Int { CellMeasure(text).width }

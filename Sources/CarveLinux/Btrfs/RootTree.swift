@@ -192,10 +192,39 @@ struct RootTree {
                 parentPath = nil
             }
             guard let parentPath else { return nil }
-            let inParent = try directoryPath(reference.directoryID, in: reference.parentID) + reference.name
-            let path = parentPath.isEmpty ? inParent : parentPath + "/" + inParent
+            let path = Self.joined(
+                parentPath, try directoryPath(reference.directoryID, in: reference.parentID), reference.name)
             paths[position] = .some(path)
             return path
+        }
+
+        /// `parent/directory+name` (`directory+name` at the top level) made as one string:
+        /// joined a piece at a time, each piece made a string of its own.
+        static func joined(_ parent: String, _ directory: String, _ name: String) -> String {
+            var (parent, directory, name) = (parent, directory, name)
+            return parent.withUTF8 { parent in
+                directory.withUTF8 { directory in
+                    name.withUTF8 { name in
+                        let separator = parent.isEmpty ? 0 : 1
+                        return String(
+                            unsafeUninitializedCapacity: parent.count + separator + directory.count + name.count
+                        ) { text in
+                            var end = text.initialize(fromContentsOf: parent)
+                            if separator == 1 {
+                                text[end] = UInt8(ascii: "/")
+                                end += 1
+                            }
+                            end =
+                                UnsafeMutableBufferPointer(rebasing: text[end...]).initialize(fromContentsOf: directory)
+                                + end
+                            end =
+                                UnsafeMutableBufferPointer(rebasing: text[end...]).initialize(fromContentsOf: name)
+                                + end
+                            return end
+                        }
+                    }
+                }
+            }
         }
 
         /// The entry of subvolume `id` (entries are in id order).
