@@ -103,8 +103,13 @@ struct SnapshotListingView {
         var count = 0
         var total: UInt64 = 0
         var uuids = Set<String>()
+        var last: String?
         for row in rows {
-            uuids.insert(row.filesystem.uuid)
+            // The rows of one filesystem share its UUID's string: hashed when it changes, not per row.
+            if row.filesystem.uuid != last {
+                uuids.insert(row.filesystem.uuid)
+                last = row.filesystem.uuid
+            }
             guard row.snapshot.isSnapshot else { continue }
             count += 1
             total += row.snapshot.exclusive ?? 0
