@@ -21,6 +21,18 @@ import Testing
         #expect(table.rendered() == "sda1 /a\n     /bb\nsda2 \n")
     }
 
+    /// A cell wider than the layout keeps in its note of widths is measured again, not cut.
+    @Test func aCellOfSeventyThousandColumnsIsLaidOutWhole() {
+        let wide = String(repeating: "a", count: 70_000)
+        var table = TextTable(headers: ["NAME", "N"], rightAligned: [false, true])
+        table.rows = [["x", "1"], [wide, "22"]]
+        #expect(
+            table.rendered()
+                == "NAME" + String(repeating: " ", count: 69_996) + "  N\n" + "x"
+                + String(repeating: " ", count: 69_999)
+                + "  1\n" + wide + " 22\n")
+    }
+
     /// A cell's measure, taken eight bytes at a time, is what counting it the plain way
     /// gives: its characters (its bytes when they are ASCII without "\r"), and whether a
     /// "\n" byte is in it; on every length around the word's, every kind of byte at every place.

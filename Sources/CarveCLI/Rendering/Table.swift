@@ -94,31 +94,39 @@ public struct TextTable {
         widthHints = columns.map(\.widthHint)
     }
 
-    public func rendered() -> String { String(decoding: bytes(), as: UTF8.self) }
+    public func rendered() -> String {
+        var text: [UInt8] = []
+        layOut { text.append(contentsOf: $0) }
+        return String(decoding: text, as: UTF8.self)
+    }
 
-    /// Writes the table to stdout from its bytes, without a String of it besides.
-    func write(to out: any OutputSink) { bytes().withUnsafeBytes { out.write(bytes: $0) } }
+    /// Writes the table to stdout as it is laid out, a chunk at a time: neither a String
+    /// of it nor its whole text is held besides its cells.
+    func write(to out: any OutputSink) { layOut { out.write(bytes: $0) } }
 
-    /// The table's text as UTF-8.
-    private func bytes() -> [UInt8] {
+    /// The table's text as UTF-8, handed to `emit` in chunks of about 64 KiB.
+    private func layOut(_ emit: (UnsafeRawBufferPointer) -> Void) {
         let headerLines = TextTable.physicalLines(headers)
         var widths = Array(repeating: 0, count: headers.count)
-        // Every cell measured once, here. Only a row with a line break in a cell (rare) is
-        // split: splitting every cell of ten thousand rows cost more than listing them.
-        var measures: [CellMeasure] = []
-        measures.reserveCapacity(rows.count * headers.count)
-        var starts: [Int] = []
-        starts.reserveCapacity(rows.count)
+        // Every cell measured once, here, its width kept in 16 bits (`.max`: measured again
+        // as it is laid out, a cell that wide or that breaks the line; the table's peak memory
+        // stays). Only a row with a line break in a cell (rare) is split and measured line by
+        // line: splitting every cell of ten thousand rows cost more than listing them.
+        var cellWidths: [UInt16] = []
+        cellWidths.reserveCapacity(rows.count * headers.count)
         for row in rows {
-            starts.append(measures.count)
+            let start = cellWidths.count
             var breaksLine = false
             for cell in row {
                 let measure = CellMeasure(cell)
-                measures.append(measure)
+                cellWidths.append(measure.breaksLine ? .max : UInt16(clamping: measure.width))
                 breaksLine = breaksLine || measure.breaksLine
             }
             guard breaksLine else {
-                for index in row.indices { widths[index] = max(widths[index], measures[starts.last! + index].width) }
+                for (index, cell) in row.enumerated() {
+                    let width = cellWidths[start + index]
+                    widths[index] = max(widths[index], width == .max ? displayWidth(cell) : Int(width))
+                }
                 continue
             }
             for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
@@ -133,28 +141,36 @@ public struct TextTable {
         // Written as bytes into one buffer: a String grown piece by piece, with a padding
         // String per cell, cost several times the listing.
         var out: [UInt8] = []
-        out.reserveCapacity((widths.reduce(0, +) + widths.count + 1) * (rows.count + headerLines.count))
+        let chunk = 1 << 16
+        out.reserveCapacity(chunk + widths.reduce(0, +) + widths.count + 1)
         if !omitsHeader {
             for line in headerLines { write(line, widths: widths, to: &out) }
         }
-        for (position, row) in rows.enumerated() {
-            let measured = measures[starts[position]..<starts[position] + row.count]
-            guard measured.contains(where: \.breaksLine) else {
+        var start = 0
+        for row in rows {
+            let measured = cellWidths[start..<start + row.count]
+            start += row.count
+            if measured.contains(.max) && TextTable.breaksLine(row) {
+                for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+            } else {
                 write(row, widths: widths, measured: measured, to: &out)
-                continue
             }
-            for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+            if out.count >= chunk {
+                out.withUnsafeBytes(emit)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        return out
+        if !out.isEmpty { out.withUnsafeBytes(emit) }
     }
 
     /// One printed line: each cell padded to its column's width, one space between.
     private func write(
-        _ line: [String], widths: [Int], measured: ArraySlice<CellMeasure>? = nil, to out: inout [UInt8]
+        _ line: [String], widths: [Int], measured: ArraySlice<UInt16>? = nil, to out: inout [UInt8]
     ) {
         let start = out.count
         for (index, cell) in line.enumerated() {
-            let gap = widths[index] - (measured.map { $0[$0.startIndex + index].width } ?? displayWidth(cell))
+            let known = measured.map { $0[$0.startIndex + index] }
+            let gap = widths[index] - (known.map { $0 == .max ? displayWidth(cell) : Int($0) } ?? displayWidth(cell))
             let last = index == line.count - 1
             if last && cell.isEmpty && padsTrailingCells {
                 // lsblk pads every cell but an empty last one.
@@ -198,6 +214,9 @@ extension TextTable {
     }
 
     private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+    /// True when a cell of `row` holds a line break.
+    static func breaksLine(_ row: [String]) -> Bool { row.contains { CellMeasure($0).breaksLine } }
 
     static func append(_ cell: String, to out: inout [UInt8]) {
         var cell = cell
