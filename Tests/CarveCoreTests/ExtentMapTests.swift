@@ -37,6 +37,18 @@ import Testing
         #expect(seeded.references(keys[7], subvolume: 5) && seeded.references(keys[8], subvolume: 257))
     }
 
+    /// The top level and the read-only trees by id, each once, then the writable ones by
+    /// id; the top level stays first even when it is writable, and a writable id the
+    /// listing does not hold is not invented.
+    @Test func theOrderIsTheReadOnlyTreesByIdThenTheWritableOnes() {
+        #expect(
+            ExtentMap.order([300, 5, 257, 256, 300, 258, 256], writable: [5, 256, 300, 999])
+                == [5, 257, 258, 256, 300])
+        #expect(ExtentMap.order([], writable: [256]) == [])
+        #expect(ExtentMap.order([259, 258], writable: []) == [258, 259])
+        #expect(ExtentMap.order([259, 258], writable: [258, 259]) == [258, 259])
+    }
+
     @Test func anExtentSharedByAllIsFreedOnlyWithAll() {
         let shared = map([(256, 1_000, 64), (257, 1_000, 64), (258, 1_000, 64), (259, 1_000, 64)])
         #expect(shared.exclusiveBytes() == [256: 0, 257: 0, 258: 0, 259: 0])

@@ -45,6 +45,18 @@ import Testing
         #expect(SnapshotOwners.all.filter(\.marksDeletion).map(\.manager) == [.snapper, .timeshift])
     }
 
+    /// The classifier asks an owner once per directory when it decides by directory: one
+    /// btrfs owner whose hint did not end in "/" made each of ten thousand paths searched
+    /// for every hint. Those that look at the name itself (snapper's `snapshot`, timeshift's
+    /// `@…`, btrbk's date) are asked per subvolume.
+    @Test func everyBtrfsOwnerThatNeedNotSeeTheNameDecidesByDirectory() {
+        let byDirectory = SnapshotOwners.all(for: .btrfs).filter(\.decidesByDirectory).map(\.manager)
+        #expect(byDirectory == [.docker, .podman, .machines, .incus])
+        for owner in SnapshotOwners.all(for: .btrfs) where !owner.pathHints.isEmpty {
+            #expect(owner.pathHints.allSatisfy { $0.description.hasSuffix("/") }, "\(owner.manager.rawValue)")
+        }
+    }
+
     @Test func aManagerIsEncodedAsItsNameAlone() throws {
         let encoded = try JSONEncoder().encode([SnapshotManager.podman, .plain])
         #expect(String(decoding: encoded, as: UTF8.self) == #"["podman","plain"]"#)

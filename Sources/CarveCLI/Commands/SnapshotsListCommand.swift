@@ -55,6 +55,7 @@ struct SnapshotsListCommand: ParsableCommand {
         let listings = try request.listings(backend: services.snapshots) { list in
             try ScanProgressLine.around(services, list)
         }
+        FreedAtExit.keep(listings)
         guard options.metrics else { return view.render(listings, request, services) }
         let metrics = SnapshotMetricsView(
             listings, request, now: services.clock.now, space: services.snapshots.spaceUsage, warn: services.output.warn

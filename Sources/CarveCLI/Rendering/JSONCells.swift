@@ -71,8 +71,11 @@ final class JSONCells {
         if second != offsetSecond || timeZone != offsetZone {
             offset = timeZone.secondsFromGMT(for: date)
             offsetSecond = second; offsetZone = timeZone
+            lastDate = nil
         }
         if capturing { return captured = .string(DateText.iso8601(date, timeZone: timeZone)) }
+        // A snapshot's CREATED and OTIME are most often one date: its text is copied.
+        if date == lastDate { return bytes.append(lastText) }
         var written = false
         bytes.appendInPlace(maximum: 27) { text in
             text[0] = UInt8(ascii: "\"")
@@ -82,10 +85,17 @@ final class JSONCells {
             else { return 0 }
             text[length + 1] = UInt8(ascii: "\"")
             written = true
+            lastText.removeAll(keepingCapacity: true)
+            lastText.append(contentsOf: text[..<(length + 2)])
             return length + 2
         }
+        lastDate = written ? date : nil
         if !written { bytes.appendQuoted(DateText.iso8601(date, timeZone: timeZone)) }
     }
+
+    /// The last date written in place with the current offset, and its quoted text.
+    private var lastDate: Date?
+    private var lastText: [UInt8] = []
 
     private var offsetSecond: Int64 = .min
     private var offsetZone: TimeZone?

@@ -88,24 +88,45 @@ public struct TextTable {
 
     public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
         self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
-        self.rows = rows.map { row in columns.map { $0.text(row, bytes) } }
+        // The closures taken out once: mapping the columns for each row copied every column.
+        let texts = columns.map(\.text)
+        self.rows = rows.map { row in texts.map { $0(row, bytes) } }
         widthHints = columns.map(\.widthHint)
     }
 
-    public func rendered() -> String { String(decoding: bytes(), as: UTF8.self) }
+    public func rendered() -> String {
+        var text: [UInt8] = []
+        layOut { text.append(contentsOf: $0) }
+        return String(decoding: text, as: UTF8.self)
+    }
 
-    /// Writes the table to stdout from its bytes, without a String of it besides.
-    func write(to out: any OutputSink) { bytes().withUnsafeBytes { out.write(bytes: $0) } }
+    /// Writes the table to stdout as it is laid out, a chunk at a time: neither a String
+    /// of it nor its whole text is held besides its cells.
+    func write(to out: any OutputSink) { layOut { out.write(bytes: $0) } }
 
-    /// The table's text as UTF-8.
-    private func bytes() -> [UInt8] {
+    /// The table's text as UTF-8, handed to `emit` in chunks of about 64 KiB.
+    private func layOut(_ emit: (UnsafeRawBufferPointer) -> Void) {
         let headerLines = TextTable.physicalLines(headers)
         var widths = Array(repeating: 0, count: headers.count)
-        // Only a row with a line break in a cell (rare) is split: splitting every cell of
-        // ten thousand rows cost more than listing them.
+        // Every cell measured once, here, its width kept in 16 bits (`.max`: measured again
+        // as it is laid out, a cell that wide or that breaks the line; the table's peak memory
+        // stays). Only a row with a line break in a cell (rare) is split and measured line by
+        // line: splitting every cell of ten thousand rows cost more than listing them.
+        var cellWidths: [UInt16] = []
+        cellWidths.reserveCapacity(rows.count * headers.count)
         for row in rows {
-            guard row.contains(where: TextTable.hasLineBreak) else {
-                TextTable.widen(&widths, to: row)
+            let start = cellWidths.count
+            var breaksLine = false
+            for cell in row {
+                let measure = CellMeasure(cell)
+                cellWidths.append(measure.breaksLine ? .max : UInt16(clamping: measure.width))
+                breaksLine = breaksLine || measure.breaksLine
+            }
+            guard breaksLine else {
+                for (index, cell) in row.enumerated() {
+                    let width = cellWidths[start + index]
+                    widths[index] = max(widths[index], width == .max ? displayWidth(cell) : Int(width))
+                }
                 continue
             }
             for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
@@ -120,34 +141,45 @@ public struct TextTable {
         // Written as bytes into one buffer: a String grown piece by piece, with a padding
         // String per cell, cost several times the listing.
         var out: [UInt8] = []
-        out.reserveCapacity((widths.reduce(0, +) + widths.count + 1) * (rows.count + headerLines.count))
+        let chunk = 1 << 16
+        out.reserveCapacity(chunk + widths.reduce(0, +) + widths.count + 1)
         if !omitsHeader {
             for line in headerLines { write(line, widths: widths, to: &out) }
         }
+        var start = 0
         for row in rows {
-            guard row.contains(where: TextTable.hasLineBreak) else {
-                write(row, widths: widths, to: &out)
-                continue
+            let measured = cellWidths[start..<start + row.count]
+            start += row.count
+            if measured.contains(.max) && TextTable.breaksLine(row) {
+                for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+            } else {
+                write(row, widths: widths, measured: measured, to: &out)
             }
-            for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+            if out.count >= chunk {
+                out.withUnsafeBytes(emit)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        return out
+        if !out.isEmpty { out.withUnsafeBytes(emit) }
     }
 
     /// One printed line: each cell padded to its column's width, one space between.
-    private func write(_ line: [String], widths: [Int], to out: inout [UInt8]) {
+    private func write(
+        _ line: [String], widths: [Int], measured: ArraySlice<UInt16>? = nil, to out: inout [UInt8]
+    ) {
         let start = out.count
         for (index, cell) in line.enumerated() {
-            let gap = widths[index] - displayWidth(cell)
+            let known = measured.map { $0[$0.startIndex + index] }
+            let gap = widths[index] - (known.map { $0 == .max ? displayWidth(cell) : Int($0) } ?? displayWidth(cell))
             let last = index == line.count - 1
             if last && cell.isEmpty && padsTrailingCells {
                 // lsblk pads every cell but an empty last one.
             } else if rightAligned[index] {
-                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap))
+                TextTable.appendSpaces(gap, to: &out)
                 TextTable.append(cell, to: &out)
             } else {
                 TextTable.append(cell, to: &out)
-                if !last { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: gap)) }
+                if !last { TextTable.appendSpaces(gap, to: &out) }
             }
             if !last { out.append(UInt8(ascii: " ")) }
         }
@@ -170,10 +202,21 @@ extension TextTable {
         for (index, cell) in line.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
     }
 
-    static func hasLineBreak(_ cell: String) -> Bool {
-        var cell = cell
-        return cell.withUTF8 { $0.contains(UInt8(ascii: "\n")) }
+    /// `count` spaces (none when it is not positive), copied from a run of them: the
+    /// generic append of a repeated element cost more than the cell it pads.
+    static func appendSpaces(_ count: Int, to out: inout [UInt8]) {
+        var left = count
+        while left > 0 {
+            let now = min(left, spaces.count)
+            spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<now])) }
+            left -= now
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+    /// True when a cell of `row` holds a line break.
+    static func breaksLine(_ row: [String]) -> Bool { row.contains { CellMeasure($0).breaksLine } }
 
     static func append(_ cell: String, to out: inout [UInt8]) {
         var cell = cell
@@ -184,11 +227,4 @@ extension TextTable {
 /// Terminal columns a cell takes: one per character (tables escape control bytes first).
 /// ASCII text, most cells, is counted by its bytes, without breaking it into characters
 /// (in ASCII only "\r\n" is one character of two bytes: such text is counted as before).
-func displayWidth(_ text: String) -> Int {
-    var text = text
-    let ascii = text.withUTF8 { bytes -> Int? in
-        for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: "\r") { return nil }
-        return bytes.count
-    }
-    return ascii ?? text.count
-}
+func displayWidth(_ text: String) -> Int { CellMeasure(text).width }

@@ -60,6 +60,7 @@ final class SnapshotRow: Sendable {
 
     private static func mountedPathsByID(_ listing: VolumeListing) -> [UInt64: String] {
         var mountedPaths: [UInt64: String] = [:]
+        mountedPaths.reserveCapacity(listing.subvolumes.count)
         // Through the buffer: iterating by value, or by the array's subscript, copied every subvolume.
         listing.subvolumes.withUnsafeBufferPointer { volumes in
             for index in volumes.indices { mountedPaths[volumes[index].id] = volumes[index].mountedPath }

@@ -9,7 +9,9 @@ import CarveCore
 /// A row with a name that is not UTF-8 sets the writer's `replacedCarriedBytes`, and
 /// the caller writes it again through the general writer, which adds `KEY_base64`.
 struct SnapshotJSONWriter {
-    private let cells: [@Sendable (SnapshotRow, JSONCells) -> Void]
+    /// Each cell is written by its column's own `cells`, called as the column holds it:
+    /// an array of the closures alone wrapped each in a thunk of its own, two calls more a cell.
+    private let columns: [Column<SnapshotRow>]
     /// Every member's prefix (separator, indentation, key) one after the other, and
     /// where each ends: one buffer, so a member costs no array of its own.
     private let prefixes: [UInt8]
@@ -18,7 +20,7 @@ struct SnapshotJSONWriter {
     private let out: JSONCells
 
     init(columns: [Column<SnapshotRow>], level: Int, into out: ByteWriter) {
-        cells = columns.map { column in column.cells ?? { row, out in out.value(column.json(row)) } }
+        self.columns = columns
         let layout = JSONObjectLayout(keys: columns.map(\.key), level: level)
         prefixes = layout.prefixes.flatMap { $0 }
         var end = 0
@@ -33,10 +35,10 @@ struct SnapshotJSONWriter {
     func append(_ row: SnapshotRow) {
         prefixes.withUnsafeBytes { prefixes in
             var start = 0
-            for index in cells.indices {
+            for index in columns.indices {
                 out.bytes.append(UnsafeRawBufferPointer(rebasing: prefixes[start..<ends[index]]))
                 start = ends[index]
-                cells[index](row, out)
+                if let cells = columns[index].cells { cells(row, out) } else { out.value(columns[index].json(row)) }
             }
         }
         out.bytes.append(closing)

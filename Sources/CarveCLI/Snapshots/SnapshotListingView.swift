@@ -48,6 +48,7 @@ struct SnapshotListingView {
                 explanations: options.explain ? SnapshotListRequest.explanations(outcome, of: listing) : nil)
         }
         rows.sort(by: order)
+        FreedAtExit.keep(rows)
         if options.json {
             let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
             writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)
@@ -102,8 +103,13 @@ struct SnapshotListingView {
         var count = 0
         var total: UInt64 = 0
         var uuids = Set<String>()
+        var last: String?
         for row in rows {
-            uuids.insert(row.filesystem.uuid)
+            // The rows of one filesystem share its UUID's string: hashed when it changes, not per row.
+            if row.filesystem.uuid != last {
+                uuids.insert(row.filesystem.uuid)
+                last = row.filesystem.uuid
+            }
             guard row.snapshot.isSnapshot else { continue }
             count += 1
             total += row.snapshot.exclusive ?? 0

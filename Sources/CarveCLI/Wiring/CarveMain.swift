@@ -9,6 +9,7 @@ public enum CarveMain {
         _ arguments: [String], readOptionsFile: (String) throws -> [UInt8]? = OptionsFile.readFile
     ) -> Int32 {
         Allocator.keepLargeBlocksInTheHeap()
+        FreedAtExit.releaseEarlierRuns()
         let output = Services.current.output
         var optionsFile = OptionsFile()
         do {

@@ -18,6 +18,13 @@ public struct ExactSizesCache: Sendable, Hashable {
         /// A writable tree's inodes, read again next run only where they changed; nil
         /// for a read-only tree, which is kept whole while its generation stays.
         public var state: WritableTreeState?
+        /// True when it has a `state` (asked without copying the state, as `state != nil` did).
+        public var isWritable: Bool {
+            switch state {
+            case .some: true
+            case .none: false
+            }
+        }
         public init(
             id: UInt64, uuid: String, generation: UInt64, inlineBytes: UInt64 = 0, hasInline: Bool = false,
             treeBytes: UInt64 = 0, state: WritableTreeState? = nil
@@ -60,37 +67,40 @@ public struct ExactSizesCache: Sendable, Hashable {
     public func index(of id: UInt64) -> Int? {
         // By bisection of the read-only trees (ascending by id after the top level), then
         // among the few writable ones: hashing ten thousand UUID strings cost more than the rest.
-        var low = trees.first?.id == ExtentMap.topLevel ? 1 : 0
-        if low == 1 && id == ExtentMap.topLevel { return 0 }
-        var end = trees.count
-        while end > low, trees[end - 1].state != nil {
-            if trees[end - 1].id == id { return end - 1 }
-            end -= 1
+        // Through the buffer: a tree read through the array's subscript was copied, its state too.
+        trees.withUnsafeBufferPointer { trees in
+            var low = trees.first?.id == ExtentMap.topLevel ? 1 : 0
+            if low == 1 && id == ExtentMap.topLevel { return 0 }
+            var end = trees.count
+            while end > low, trees[end - 1].isWritable {
+                if trees[end - 1].id == id { return end - 1 }
+                end -= 1
+            }
+            var high = end
+            while low < high {
+                let middle = (low + high) / 2
+                if trees[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < end && trees[low].id == id ? low : nil
         }
-        var high = end
-        while low < high {
-            let middle = (low + high) / 2
-            if trees[middle].id < id { low = middle + 1 } else { high = middle }
-        }
-        return low < end && trees[low].id == id ? low : nil
     }
 
     /// The subvolumes of `subvolumes` whose tree is cached: read-only, same id, UUID
     /// and generation. By subvolume id, the index of its cached tree.
     public func reusable(for subvolumes: [Volume]) -> [UInt64: Int] {
-        func tree(_ id: UInt64) -> Int? {
-            guard let index = index(of: id), trees[index].state == nil else { return nil }
-            return index
-        }
         var found: [UInt64: Int] = [:]
-        // Fields read through the buffer: iterating by value, or through the array's
-        // subscript, copied every (fat) subvolume.
-        subvolumes.withUnsafeBufferPointer { volumes in
-            for volume in volumes.indices where volumes[volume].readOnly {
-                guard let index = tree(volumes[volume].id), trees[index].generation == volumes[volume].generation,
-                    trees[index].uuid == volumes[volume].uuid
-                else { continue }
-                found[volumes[volume].id] = index
+        found.reserveCapacity(subvolumes.count)
+        // Fields read through the buffers: iterating by value, or through the arrays'
+        // subscripts, copied every (fat) subvolume and every cached tree.
+        trees.withUnsafeBufferPointer { trees in
+            subvolumes.withUnsafeBufferPointer { volumes in
+                for volume in volumes.indices where volumes[volume].readOnly {
+                    guard let index = index(of: volumes[volume].id), !trees[index].isWritable,
+                        trees[index].generation == volumes[volume].generation,
+                        trees[index].uuid == volumes[volume].uuid
+                    else { continue }
+                    found[volumes[volume].id] = index
+                }
             }
         }
         return found
@@ -106,6 +116,7 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// changed where their files changed; their tree sizes are not (they are read again).
     public mutating func seed(subvolumes: [UInt64], reused: [UInt64: Int], carried: [UInt64: Int] = [:]) -> ExactSizes {
         var treeBytes: [UInt64: UInt64] = [:]
+        treeBytes.reserveCapacity(reused.count + carried.count)
         var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
         for (position, id) in subvolumes.enumerated() {
@@ -147,7 +158,14 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// hold the same content, so a run that read nothing new need not write. A sorted
     /// list, not a set of strings: ten thousand keys were ten thousand strings made and hashed.
     public var keys: [TreeKey] {
-        Self.keys(trees.filter { $0.state == nil }.map { TreeKey(id: $0.id, generation: $0.generation, uuid: $0.uuid) })
+        var keys: [TreeKey] = []
+        keys.reserveCapacity(trees.count)
+        trees.withUnsafeBufferPointer { trees in
+            for index in trees.indices where !trees[index].isWritable {
+                keys.append(TreeKey(id: trees[index].id, generation: trees[index].generation, uuid: trees[index].uuid))
+            }
+        }
+        return Self.keys(keys)
     }
 
     /// The keys a cache of `subvolumes` would have after `exact` (as `init(keeping:of:)`

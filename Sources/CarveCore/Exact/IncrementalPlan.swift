@@ -52,9 +52,12 @@ public struct IncrementalPlan: Sendable, Equatable {
     /// `live`: the writable trees (the top level among them) that could be asked.
     public init(cache: ExactSizesCache, subvolumes: [Volume], reused: [UInt64: Int], live: [UInt64: Live]) {
         var byID: [UInt64: Int] = [:]
+        byID.reserveCapacity(subvolumes.count)
         for index in subvolumes.indices { byID[subvolumes[index].id] = index }
         var taken = Set(reused.keys)
-        for (index, tree) in cache.trees.enumerated() {
+        // Only the writable trees: taking each of ten thousand trees out of the array copied it.
+        for index in cache.trees.indices where cache.trees[index].isWritable {
+            let tree = cache.trees[index]
             guard let state = tree.state else { continue }
             var chain = Chain(cacheIndex: index, steps: [])
             var threshold = state.readFrom + 1

@@ -10,20 +10,27 @@ public struct SnapshotClassifier: Sendable {
 
     /// What owners read while recognising (files, time zone, their settings).
     public var context: OwnerContext
-    /// The owners asked, in order (`SnapshotOwners.all` of the filesystem's kind), each with its path hints, read
-    /// once here: asking each owner for them per subvolume built an array every time.
-    private let owners: [(owner: any SnapshotOwner, hints: [StaticString])]
+    /// The owners asked, in order (`SnapshotOwners.all` of the filesystem's kind).
+    private let owners: [any SnapshotOwner]
+    /// How each owner takes its first look (by the same index): asking an owner for its
+    /// hints per subvolume built an array every time.
+    private let looks: [FirstLook]
 
-    /// True when every owner's path hint ends in "/": a hint then lies in a path's
-    /// directory part, and one look serves every subvolume of a directory (`HintMemo`).
-    private let hintsEndInSlash: Bool
+    enum FirstLook {
+        /// `mayOwn` of the directory part, once per directory (`HintMemo`).
+        case byDirectory
+        /// Whether the paths contain one of these.
+        case hints([StaticString])
+        /// `mayOwn` of each subvolume's paths.
+        case eachPath
+    }
 
     public init(context: OwnerContext, owners: [any SnapshotOwner] = SnapshotOwners.all(for: .btrfs)) {
-        self.context = context; self.owners = owners.map { ($0, $0.pathHints) }
-        hintsEndInSlash = self.owners.allSatisfy { owner in
-            owner.hints.allSatisfy {
-                $0.utf8CodeUnitCount > 0 && $0.utf8Start[$0.utf8CodeUnitCount - 1] == UInt8(ascii: "/")
-            }
+        self.context = context; self.owners = owners
+        looks = owners.map { owner in
+            if owner.decidesByDirectory { return .byDirectory }
+            let hints = owner.pathHints
+            return hints.isEmpty ? .eachPath : .hints(hints)
         }
     }
 
@@ -130,13 +137,21 @@ public struct SnapshotClassifier: Sendable {
         path: String, mountedPath: String?, readOnly: Bool, memo: inout HintMemo
     ) -> (ManagerMetadata?, String?)? {
         OwnerPathBytes.with(path, mountedPath, readOnly: readOnly) { bytes in
-            let hinted = memo.hints(owners, in: bytes, byDirectory: hintsEndInSlash)
+            let inDirectory = memo.verdicts(owners, looks, in: bytes, context: context)
             var place: OwnerPlace?
-            for (index, (owner, hints)) in owners.enumerated()
-            where hints.isEmpty ? owner.mayOwn(bytes, context: context) : hinted[index] {
+            for index in owners.indices {
+                let mayOwn: Bool
+                switch looks[index] {
+                case .byDirectory: mayOwn = inDirectory[index]
+                case .hints(let hints): mayOwn = bytes.containsAny(hints)
+                case .eachPath: mayOwn = owners[index].mayOwn(bytes, context: context)
+                }
+                guard mayOwn else { continue }
                 let here = place ?? OwnerPlace(path: path, mountedPath: mountedPath, readOnly: readOnly)
                 place = here
-                if let verdict = owner.recognise(here, context: context) { return (verdict.metadata, verdict.warning) }
+                if let verdict = owners[index].recognise(here, context: context) {
+                    return (verdict.metadata, verdict.warning)
+                }
             }
             return nil
         }
@@ -148,19 +163,20 @@ public struct SnapshotClassifier: Sendable {
     }
 }
 
-/// Which owners' path hints the last directory held: the snapshots of one directory
-/// (ten thousand in one, for some) share the answer, so it is looked for once.
+/// The verdicts of the owners that decide by directory, for the last directory: the
+/// snapshots of one directory (ten thousand in one, for some) share them, so each such
+/// owner looks once.
 private struct HintMemo {
     private var directory: [UInt8] = []
     private var mountedDirectory: [UInt8]?
     private var found: [Bool] = []
 
-    /// For each owner, whether `bytes` contains one of its hints. With `byDirectory`,
-    /// only the directory parts are searched, and only when they differ from the last.
-    mutating func hints(
-        _ owners: [(owner: any SnapshotOwner, hints: [StaticString])], in bytes: OwnerPathBytes, byDirectory: Bool
+    /// For each owner that decides by directory, its `mayOwn` of the directory parts of
+    /// `bytes` (false for the others), asked again only when the directories differ from the last.
+    mutating func verdicts(
+        _ owners: [any SnapshotOwner], _ looks: [SnapshotClassifier.FirstLook], in bytes: OwnerPathBytes,
+        context: OwnerContext
     ) -> [Bool] {
-        guard byDirectory else { return owners.map { !$0.hints.isEmpty && bytes.containsAny($0.hints) } }
         let path = Self.directoryPart(bytes.path.buffer)
         let mounted = bytes.mounted.map { Self.directoryPart($0.buffer) }
         let same =
@@ -172,7 +188,10 @@ private struct HintMemo {
         let parts = OwnerPathBytes(
             path: .init(buffer: path), mounted: mounted.map { .init(buffer: $0) }, last: bytes.last,
             readOnly: bytes.readOnly)
-        found = owners.map { !$0.hints.isEmpty && parts.containsAny($0.hints) }
+        found = owners.indices.map { index in
+            guard case .byDirectory = looks[index] else { return false }
+            return owners[index].mayOwn(parts, context: context)
+        }
         return found
     }
 

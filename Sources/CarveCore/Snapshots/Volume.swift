@@ -58,14 +58,16 @@ public struct Volume: Sendable, Hashable, Codable {
     @inlinable
     public init(
         id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,
-        parentUUID: String? = nil, receivedUUID: String? = nil, generation: UInt64 = 0, created: Date,
+        parentUUID: String? = nil, receivedUUID: String? = nil, generation: UInt64 = 0,
+        createdGeneration: UInt64 = 0, created: Date,
         readOnly: Bool = true, isSnapshot: Bool = true, metadata: ManagerMetadata = .plain,
         sourceID: UInt64? = nil, sourcePath: String? = nil, exclusive: UInt64? = nil, referenced: UInt64? = nil,
         hasNestedSubvolumes: Bool = false, isDefault: Bool = false, mountpoints: [String] = []
     ) {
         self.id = id; self.parentID = parentID; self.path = path; self.mountedPath = mountedPath
         self.uuid = uuid; self.parentUUID = parentUUID; self.receivedUUID = receivedUUID
-        self.generation = generation; self.created = created; self.otime = created; self.readOnly = readOnly
+        self.generation = generation; self.createdGeneration = createdGeneration; self.created = created;
+        self.otime = created; self.readOnly = readOnly
         self.isSnapshot = isSnapshot; self.metadata = metadata; self.sourceID = sourceID
         self.sourcePath = sourcePath; self.exclusive = exclusive; self.referenced = referenced
         self.hasNestedSubvolumes = hasNestedSubvolumes; self.isDefault = isDefault; self.mountpoints = mountpoints

@@ -96,22 +96,25 @@ struct RootTree {
     /// The entries that are live subvolumes reachable from the top level, with their paths.
     private func volumes(_ entries: [Entry]) throws -> [Volume] {
         var paths = PathResolver(directory: directory, entries: entries)
-        var subvolumes: [Volume] = []
-        subvolumes.reserveCapacity(entries.count)
-        for position in entries.indices {
-            guard let item = entries[position].item, item.references > 0,
-                let reference = entries[position].backReference,
-                let path = try paths.path(at: position)
-            else { continue }
-            // Built in place: a local volume appended was copied once more.
-            subvolumes.append(
-                Volume(
-                    id: entries[position].id, parentID: reference.parentID, path: path, uuid: item.uuid ?? "",
-                    parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                    created: item.created, readOnly: item.readOnly, isSnapshot: false))
-            subvolumes[subvolumes.count - 1].createdGeneration = item.createdGeneration
+        // Each volume made where it stays, its fields read through the entries' buffer:
+        // appending one, or copying an entry out of the array, copied every string it holds.
+        return try entries.withUnsafeBufferPointer { entries in
+            try [Volume](unsafeUninitializedCapacity: entries.count) { volumes, count in
+                for position in entries.indices {
+                    guard let item = entries[position].item, item.references > 0,
+                        let parentID = entries[position].backReference?.parentID,
+                        let path = try paths.path(at: position)
+                    else { continue }
+                    (volumes.baseAddress! + count).initialize(
+                        to: Volume(
+                            id: entries[position].id, parentID: parentID, path: path, uuid: item.uuid ?? "",
+                            parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
+                            createdGeneration: item.createdGeneration, created: item.created, readOnly: item.readOnly,
+                            isSnapshot: false))
+                    count += 1
+                }
+            }
         }
-        return subvolumes
     }
 
     /// A root item's fields; the uuids and times only when the item is of the current
@@ -189,10 +192,39 @@ struct RootTree {
                 parentPath = nil
             }
             guard let parentPath else { return nil }
-            let inParent = try directoryPath(reference.directoryID, in: reference.parentID) + reference.name
-            let path = parentPath.isEmpty ? inParent : parentPath + "/" + inParent
+            let path = Self.joined(
+                parentPath, try directoryPath(reference.directoryID, in: reference.parentID), reference.name)
             paths[position] = .some(path)
             return path
+        }
+
+        /// `parent/directory+name` (`directory+name` at the top level) made as one string:
+        /// joined a piece at a time, each piece made a string of its own.
+        static func joined(_ parent: String, _ directory: String, _ name: String) -> String {
+            var (parent, directory, name) = (parent, directory, name)
+            return parent.withUTF8 { parent in
+                directory.withUTF8 { directory in
+                    name.withUTF8 { name in
+                        let separator = parent.isEmpty ? 0 : 1
+                        return String(
+                            unsafeUninitializedCapacity: parent.count + separator + directory.count + name.count
+                        ) { text in
+                            var end = text.initialize(fromContentsOf: parent)
+                            if separator == 1 {
+                                text[end] = UInt8(ascii: "/")
+                                end += 1
+                            }
+                            end =
+                                UnsafeMutableBufferPointer(rebasing: text[end...]).initialize(fromContentsOf: directory)
+                                + end
+                            end =
+                                UnsafeMutableBufferPointer(rebasing: text[end...]).initialize(fromContentsOf: name)
+                                + end
+                            return end
+                        }
+                    }
+                }
+            }
         }
 
         /// The entry of subvolume `id` (entries are in id order).

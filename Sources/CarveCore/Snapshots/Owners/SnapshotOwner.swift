@@ -21,6 +21,10 @@ public protocol SnapshotOwner: Sendable {
     /// The same look, for an owner whose layout its settings place (machinectl's image
     /// directories on this filesystem); by default `mayOwn(path)`.
     func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool
+    /// True when `mayOwn` reads only the paths' directories (up to their last "/"), so the
+    /// classifier asks it once for all the subvolumes of a directory, not once for each of
+    /// ten thousand; by default when every path hint ends in "/".
+    var decidesByDirectory: Bool { get }
     /// nil when `place` is not in this owner's layout and the next owner is asked; else
     /// the verdict, final: the metadata (nil: listed as plain) and a warning.
     func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition?
@@ -43,6 +47,13 @@ extension SnapshotOwner {
     public var pathHints: [StaticString] { [] }
     public func mayOwn(_ path: OwnerPathBytes) -> Bool { path.containsAny(pathHints) }
     public func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool { mayOwn(path) }
+    public var decidesByDirectory: Bool {
+        let hints = pathHints
+        return !hints.isEmpty
+            && hints.allSatisfy {
+                $0.utf8CodeUnitCount > 0 && $0.utf8Start[$0.utf8CodeUnitCount - 1] == UInt8(ascii: "/")
+            }
+    }
     public var deletingTool: String? { nil }
     public func protections(of subvolume: Volume, rules: DeletionRules) -> [Protection] { [] }
     public var marksDeletion: Bool { false }

@@ -8,8 +8,13 @@
 /// also be mounted anywhere else, and is then recognised by its own layout (`PoolLayout`).
 struct IncusOwner: SnapshotOwner {
     var manager: SnapshotManager { .incus }
+    /// Every volume lies below one of the pool's directories (`PoolLayout.lookOrder`), so
+    /// each hint ends in "/" and one look serves a directory of snapshots.
     var pathHints: [StaticString] {
-        ["storage-pools/", "containers", "virtual-machines", "custom", "images/", "buckets/"]
+        [
+            "storage-pools/", "containers/", "containers-snapshots/", "virtual-machines/",
+            "virtual-machines-snapshots/", "custom/", "custom-snapshots/", "images/", "buckets/",
+        ]
     }
     var deletingTool: String? { "incus (or lxc)" }
 

@@ -22,11 +22,15 @@ public struct MachinesOwner: SnapshotOwner {
     }
 
     public func mayOwn(_ path: OwnerPathBytes, context: OwnerContext) -> Bool {
-        if path.containsAny(["machines/"]) { return true }
+        if path.path.contains("machines/") || path.mounted?.contains("machines/") == true { return true }
         return context.settings[ImageDirectories.self]?.topLevelPaths.contains { directory in
             directory.isEmpty || path.path.hasPrefix(directory + "/")
         } ?? false
     }
+
+    /// Both looks end in "/" ("machines/", an image directory and its "/"), so they fall
+    /// within the directory part of a path.
+    public var decidesByDirectory: Bool { true }
 
     public func recognise(_ place: OwnerPlace, context: OwnerContext) -> OwnerRecognition? {
         let directories = context.settings[ImageDirectories.self]?.topLevelPaths ?? []
