@@ -129,10 +129,11 @@ extension ExactSizesCache {
                     hasInline: inline != 0, treeBytes: treeBytes,
                     state: kind == 1 ? WritableTreeState(readFrom: 0, readUntil: 0, records: InodeRecords()) : nil))
         }
+        // `order` lists each id once, so an id written twice fails this too.
         let ids = trees.map(\.id)
-        guard Set(ids).count == ids.count,
-            ExtentMap.order(ids, writable: Set(trees.filter { $0.state != nil }.map(\.id))) == ids
-        else { throw .malformed("trees out of order") }
+        var writable = Set<UInt64>()
+        for index in trees.indices where trees[index].isWritable { writable.insert(trees[index].id) }
+        guard ExtentMap.order(ids, writable: writable) == ids else { throw .malformed("trees out of order") }
         let extentCount = try reader.count(atMost: payload.count)
         var extents: [ExtentKey] = [], sets: [SubvolumeSet] = []
         // With the sixteenth to spare that the map seeded from them keeps for a run's new
