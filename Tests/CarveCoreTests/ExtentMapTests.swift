@@ -63,6 +63,18 @@ import Testing
         #expect(without257.referencedBytes() == anew.referencedBytes())
     }
 
+    /// A set counts the runs it walks (the cache's writer asks the count, then walks them).
+    @Test func aSetCountsTheRunsItWalks() {
+        var set = SubvolumeSet(2, 4)
+        for (lower, upper) in [(5, 5), (8, 9), (10, 10), (13, 20)] as [(UInt32, UInt32)] {
+            var walked = 0
+            set.forEachRun { _, _ in walked += 1 }
+            #expect(set.runCount == walked && set.runCount == set.runs.count)
+            set.append(lower, upper)
+        }
+        #expect(set.runs == [2...5, 8...10, 13...20] && set.runCount == 3)
+    }
+
     /// The top level and the read-only trees by id, each once, then the writable ones by
     /// id; the top level stays first even when it is writable, and a writable id the
     /// listing does not hold is not invented.

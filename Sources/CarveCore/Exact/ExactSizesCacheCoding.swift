@@ -40,15 +40,12 @@ extension ExactSizesCache {
     static let magic = Array("carve-xc".utf8)
     static let headerSize = 32
 
-    public func encoded() -> [UInt8] {
-        encoded(extentCount: extents.count) { body in
-            for (key, set) in zip(extents, sets) { body(key, set) }
-        }
-    }
+    public func encoded() -> [UInt8] { encoded(extentCount: extents.count, zip(extents, sets)) }
 
-    /// This cache's trees and hints with the `extentCount` extents `forEach` gives
-    /// (ascending by key) in place of its own.
-    func encoded(extentCount: Int, _ forEach: ((ExtentKey, SubvolumeSet) -> Void) -> Void) -> [UInt8] {
+    /// This cache's trees and hints with the `extentCount` extents of `given` (ascending
+    /// by key) in place of its own. A sequence, not a closure that calls back per extent:
+    /// the writer it captured was checked for exclusive access at every byte.
+    func encoded<Extents: Sequence<(ExtentKey, SubvolumeSet)>>(extentCount: Int, _ given: Extents) -> [UInt8] {
         // The header's room first, filled in at the end, and room for about 7 bytes an
         // extent: growing by doubling and then copying the payload behind the header
         // held up to three times the file (30 MB for 1.5 M extents) at once.
@@ -70,15 +67,15 @@ extension ExactSizesCache {
         }
         out.number(UInt64(extentCount))
         var previous: UInt64 = 0
-        forEach { key, set in
+        for (key, set) in given {
             out.number(key.diskBytenr &- previous); out.number(key.diskBytes)
             previous = key.diskBytenr
-            let runs = set.runs
-            out.number(UInt64(runs.count))
+            // Run by run, without an array of them made for each of a million extents.
+            out.number(UInt64(set.runCount))
             var end: UInt64 = 0
-            for run in runs {
-                out.number(UInt64(run.lowerBound) - end); out.number(UInt64(run.upperBound - run.lowerBound))
-                end = UInt64(run.upperBound)
+            set.forEachRun { lower, upper in
+                out.number(UInt64(lower) - end); out.number(UInt64(upper - lower))
+                end = UInt64(upper)
             }
         }
         for case let state? in trees.map(\.state) { out.state(state) }
@@ -188,7 +185,14 @@ extension ExactSizesCache {
 /// LEB128 numbers and length-prefixed UTF-8 text, appended.
 struct CacheWriter {
     var bytes: [UInt8] = []
+    /// Most numbers are below 128: one byte, appended without a loop or a call.
+    @inline(__always)
     mutating func number(_ value: UInt64) {
+        if value < 0x80 { return bytes.append(UInt8(value)) }
+        longNumber(value)
+    }
+
+    private mutating func longNumber(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
