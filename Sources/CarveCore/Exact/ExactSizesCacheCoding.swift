@@ -229,16 +229,10 @@ struct CacheReader {
 
     @_optimize(speed)
     private mutating func longNumber() throws(ExactSizesCacheDamage) -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < bytes.endIndex else { throw .truncated }
-            let byte = bytes[offset]
-            offset += 1
-            guard shift < 64, shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
+        try leb128 {
+            guard offset < bytes.endIndex else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
         }
     }
 

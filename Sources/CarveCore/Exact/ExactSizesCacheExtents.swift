@@ -59,16 +59,10 @@ struct RawCacheReader {
     }
 
     private mutating func numberNearTheEnd() throws(ExactSizesCacheDamage) -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < base.count else { throw .truncated }
-            let byte = base[offset]
-            offset += 1
-            guard shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
+        try leb128 {
+            guard offset < base.count else { return nil }
+            defer { offset += 1 }
+            return base[offset]
         }
     }
 
@@ -139,5 +133,20 @@ struct RawCacheReader {
             throw .malformed("a tree index out of range")
         }
         return (UInt32(lower), UInt32(upper))
+    }
+}
+
+/// A number as `CacheWriter` writes it (LEB128), from the bytes `next` gives (nil past
+/// the end): seven bits a byte, low first, ten bytes at most, the tenth the top bit alone.
+@inline(__always)
+func leb128(_ next: () -> UInt8?) throws(ExactSizesCacheDamage) -> UInt64 {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+        guard let byte = next() else { throw .truncated }
+        guard shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
+        value |= UInt64(byte & 0x7F) << shift
+        if byte < 0x80 { return value }
+        shift += 7
     }
 }
