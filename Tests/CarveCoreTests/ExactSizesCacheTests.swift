@@ -188,6 +188,17 @@ import Testing
         #expect(throws: ExactSizesCacheDamage.truncated) {
             try ExactSizesCache(decoding: file(Array(valid.dropLast())))
         }
+        // Two read-only trees (id, "u", gen 1, no inline, 0), no extents, no hints: the same
+        // id twice, then two ids the wrong way round.
+        let twoTrees: ([UInt8], [UInt8]) -> [UInt8] = {
+            [1, 97, 1, 2] + $0 + [1, 117, 1, 0, 0, 0] + $1 + [1, 117, 1, 0, 0, 0, 0, 0]
+        }
+        #expect(throws: Never.self) { try ExactSizesCache(decoding: file(twoTrees([1], [2]))) }
+        for ids in [([1], [1]), ([2], [1])] as [([UInt8], [UInt8])] {
+            #expect(throws: ExactSizesCacheDamage.malformed("trees out of order")) {
+                try ExactSizesCache(decoding: file(twoTrees(ids.0, ids.1)))
+            }
+        }
         let hugeCount: [UInt8] = [1, 97, 1, 0xFF, 0xFF, 0xFF, 0x7F]
         #expect(throws: ExactSizesCacheDamage.malformed("a count larger than the file")) {
             try ExactSizesCache(decoding: file(hugeCount))

@@ -1,4 +1,4 @@
-import CarveCore
+@testable import CarveCore
 import CarveTestSupport
 import Foundation
 import Testing
@@ -35,6 +35,44 @@ import Testing
         for key in keys { #expect(seeded.references(key, subvolume: 256), "\(key)") }
         seeded.addReferences(subvolume: 5, [keys[7]])
         #expect(seeded.references(keys[7], subvolume: 5) && seeded.references(keys[8], subvolume: 257))
+    }
+
+    /// A cache seeded in its own numbering hands its sets over as they are; seeded with a
+    /// tree left out, each set is renumbered: both give the sizes of a map built anew.
+    @Test func aSeedKeepsOrRenumbersTheSetsAsTheTreesAsk() throws {
+        let references: [(UInt64, UInt64, UInt64)] = [
+            (256, 1_000, 64), (257, 1_000, 64), (258, 1_000, 64), (257, 2_000, 8), (258, 3_000, 16),
+            (256, 4_000, 32), (258, 4_000, 32),
+        ]
+        let whole = map(references, subvolumes: [256, 257, 258])
+        let volumes = [256, 257, 258].map {
+            Volume(id: $0, path: "s\($0)", uuid: "u\($0)", generation: 9, created: .init())
+        }
+        let exact = ExactSizes(
+            map: whole, scan: .init(), nodeSize: 16384, treeBytes: [256: 16384, 257: 16384, 258: 16384])
+        let file = ExactSizesCache(filesystem: "f", keeping: volumes, of: exact).encoded()
+        var cache = try ExactSizesCache(decoding: file)
+        #expect(IndexTranslation([0, 1, 2]).isIdentity && !IndexTranslation([0, 2]).isIdentity)
+        let same = cache.seed(subvolumes: [256, 257, 258], reused: [256: 0, 257: 1, 258: 2]).map
+        #expect(same.exclusiveBytes() == whole.exclusiveBytes())
+        #expect(same.referencedBytes() == whole.referencedBytes())
+        cache = try ExactSizesCache(decoding: file)
+        let without257 = cache.seed(subvolumes: [256, 258], reused: [256: 0, 258: 2]).map
+        let anew = map(references.filter { $0.0 != 257 }, subvolumes: [256, 258])
+        #expect(without257.exclusiveBytes() == anew.exclusiveBytes())
+        #expect(without257.referencedBytes() == anew.referencedBytes())
+    }
+
+    /// A set counts the runs it walks (the cache's writer asks the count, then walks them).
+    @Test func aSetCountsTheRunsItWalks() {
+        var set = SubvolumeSet(2, 4)
+        for (lower, upper) in [(5, 5), (8, 9), (10, 10), (13, 20)] as [(UInt32, UInt32)] {
+            var walked = 0
+            set.forEachRun { _, _ in walked += 1 }
+            #expect(set.runCount == walked && set.runCount == set.runs.count)
+            set.append(lower, upper)
+        }
+        #expect(set.runs == [2...5, 8...10, 13...20] && set.runCount == 3)
     }
 
     /// The top level and the read-only trees by id, each once, then the writable ones by

@@ -1,7 +1,7 @@
 /// A property of a device, named as its lsblk column. Property sources declare
 /// which of these they can supply, so the inventory knows whom to ask and which
 /// fields stay unknown when a source is denied.
-public enum DeviceField: String, CaseIterable, Sendable, Hashable, Codable {
+public enum DeviceField: String, CaseIterable, Sendable, HashedByCase, Codable {
     case fsType = "FSTYPE", fsVersion = "FSVER", uuid = "UUID", label = "LABEL"
     case partUUID = "PARTUUID", partType = "PARTTYPE", partLabel = "PARTLABEL", partNumber = "PARTN"
     case ptType = "PTTYPE", ptUUID = "PTUUID", model = "MODEL", serial = "SERIAL"

@@ -38,9 +38,12 @@ extension ExactSizesCache {
         var skeleton = kept
         skeleton.directoryHints = directoryHints
         let keys = exact.map.keys, sets = exact.map.sets
-        return skeleton.encoded(extentCount: order.count) { body in
-            for position in order { body(keys[Int(position)], translation.apply(sets[Int(position)])!) }
-        }
+        return skeleton.encoded(
+            extentCount: order.count,
+            order.lazy.map { position in
+                let set = sets[Int(position)]
+                return (keys[Int(position)], translation.isIdentity ? set : translation.apply(set)!)
+            })
     }
 
     /// The cache's trees with no extents yet, the positions in the map of the extents

@@ -134,13 +134,17 @@ public struct ExactSizesCache: Sendable, Hashable {
         // Taken out first, so that the arrays have one owner and change in place.
         var keys = extents, moved = sets
         extents = []; sets = []
-        var kept = 0
-        for index in keys.indices {
-            guard let set = translation.apply(moved[index]) else { continue }
-            keys[kept] = keys[index]; moved[kept] = set
-            kept += 1
+        // Nothing renumbered (a run after one that changed nothing): every set stays as it
+        // is, and a million and a half of them are not rebuilt one by one.
+        if !translation.isIdentity {
+            var kept = 0
+            for index in keys.indices {
+                guard let set = translation.apply(moved[index]) else { continue }
+                keys[kept] = keys[index]; moved[kept] = set
+                kept += 1
+            }
+            keys.removeLast(keys.count - kept); moved.removeLast(moved.count - kept)
         }
-        keys.removeLast(keys.count - kept); moved.removeLast(moved.count - kept)
         var map = ExtentMap(subvolumes: subvolumes, keys: keys, sets: moved)
         for (id, bytes) in inline { map.addInline(subvolume: id, bytes: bytes) }
         let report = ExtentScanReport(cachedSubvolumes: reused.count)
@@ -197,9 +201,14 @@ struct IndexTranslation {
     /// For each index, the last index of the stretch from it whose targets are consecutive.
     private let stretchEnd: [Int]
 
+    /// Every index keeps its number: `apply` gives back the set it is given (a set
+    /// holds no index beyond the trees, as the cache's decoding makes sure).
+    let isIdentity: Bool
+
     /// `target[i]`: the new index of old index `i`, or -1 when it has none; increasing where set.
     init(_ target: [Int]) {
         self.target = target
+        isIdentity = target.indices.allSatisfy { target[$0] == $0 }
         var ends = [Int](repeating: 0, count: target.count)
         var index = target.count - 1
         while index >= 0 {

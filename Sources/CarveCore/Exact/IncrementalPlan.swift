@@ -54,7 +54,8 @@ public struct IncrementalPlan: Sendable, Equatable {
         var byID: [UInt64: Int] = [:]
         byID.reserveCapacity(subvolumes.count)
         for index in subvolumes.indices { byID[subvolumes[index].id] = index }
-        var taken = Set(reused.keys)
+        // Trees a chain reads, besides the reused ones: neither is read twice.
+        var chained = Set<UInt64>()
         // Only the writable trees: taking each of ten thousand trees out of the array copied it.
         for index in cache.trees.indices where cache.trees[index].isWritable {
             let tree = cache.trees[index]
@@ -62,15 +63,14 @@ public struct IncrementalPlan: Sendable, Equatable {
             var chain = Chain(cacheIndex: index, steps: [])
             var threshold = state.readFrom + 1
             var after = state.readUntil
-            let snapshots = subvolumes.filter {
-                $0.readOnly && $0.parentUUID == tree.uuid && !tree.uuid.isEmpty && !taken.contains($0.id)
-            }.sorted { ($0.createdGeneration, $0.id) < ($1.createdGeneration, $1.id) }
-            for snapshot in snapshots where snapshot.createdGeneration > after {
+            for snapshot in Self.snapshotsToRead(of: tree.uuid, in: subvolumes, reused: reused, chained: chained)
+            where subvolumes[snapshot].createdGeneration > after {
+                let snapshot = subvolumes[snapshot]
                 // Taken in its own transaction, untouched since: the tree as of that transaction.
                 let continues = snapshot.generation == snapshot.createdGeneration
                 chain.steps.append(
                     Step(tree: snapshot.id, threshold: threshold, isWritable: false, continues: continues))
-                taken.insert(snapshot.id)
+                chained.insert(snapshot.id)
                 if continues { (threshold, after) = (snapshot.createdGeneration, snapshot.createdGeneration - 1) }
             }
             let volume = byID[tree.id].map { subvolumes[$0] }
@@ -83,6 +83,25 @@ public struct IncrementalPlan: Sendable, Equatable {
                 carried[tree.id] = index
             }
             if !chain.steps.isEmpty { chains.append(chain) }
+        }
+    }
+
+    /// The indices of the read-only snapshots of the tree `uuid` names that no one has
+    /// read yet, oldest transaction first. Read in place: passing each of ten thousand
+    /// volumes to a closure copied it.
+    static func snapshotsToRead(
+        of uuid: String, in subvolumes: [Volume], reused: [UInt64: Int], chained: Set<UInt64>
+    ) -> [Int] {
+        guard !uuid.isEmpty else { return [] }
+        var found: [Int] = []
+        for index in subvolumes.indices where subvolumes[index].readOnly && subvolumes[index].parentUUID == uuid {
+            let id = subvolumes[index].id
+            if reused[id] == nil && !chained.contains(id) { found.append(index) }
+        }
+        return found.sorted {
+            (subvolumes[$0].createdGeneration, subvolumes[$0].id) < (
+                subvolumes[$1].createdGeneration, subvolumes[$1].id
+            )
         }
     }
 

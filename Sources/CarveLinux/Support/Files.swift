@@ -18,10 +18,25 @@ public enum Files {
 
     /// Every byte of an open file from its start, whatever its offset (pread): a
     /// /proc file re-read through the same descriptor, a child's output file.
-    static func contents(of fd: Int32, _ context: @autoclosure () -> String) throws -> [UInt8] {
-        var bytes: [UInt8] = []
+    /// `sizeHint`: the size fstat(2) gave, read straight into an array of that size
+    /// (a 26 MB cache read in 64 KiB pieces was copied twice more as the array grew).
+    static func contents(of fd: Int32, sizeHint: Int = 0, _ context: @autoclosure () -> String) throws -> [UInt8] {
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: max(sizeHint, 0)) { buffer, count in
+            while count < buffer.count, let base = buffer.baseAddress {
+                let got = pread(fd, base + count, buffer.count - count, off_t(count))
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 {
+                    failure = got < 0 ? errno : 0
+                    return
+                }
+                count += got
+            }
+        }
+        if failure != 0 { throw SystemCallError(context(), call: "pread", errno: failure) }
+        // Whatever lies past the hint: a file that grew since, or one read with none.
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        var offset: off_t = 0
+        var offset = off_t(bytes.count)
         while true {
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
             if got < 0 && errno == EINTR { continue }

@@ -23,6 +23,9 @@ struct SubvolumeSet: Sendable, Hashable, Codable {
         return result
     }
 
+    /// How many runs `forEachRun` gives.
+    var runCount: Int { 1 + (more?.count ?? 0) / 2 }
+
     /// Calls `body` on each run without building an array.
     func forEachRun(_ body: (UInt32, UInt32) -> Void) {
         body(lower, upper)

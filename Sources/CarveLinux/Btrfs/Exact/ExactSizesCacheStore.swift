@@ -58,7 +58,8 @@ struct ExactSizesCacheStore {
         }
         if let problem = Self.notRootsOnly(file.fd) { return .unusable("\(path) \(problem)") }
         do {
-            let cache = try ExactSizesCache(decoding: try Files.contents(of: file.fd, "cannot read \(path)"))
+            let bytes = try Files.contents(of: file.fd, sizeHint: Int(status.st_size), "cannot read \(path)")
+            let cache = try ExactSizesCache(decoding: bytes)
             guard cache.filesystem == uuid else { return .unusable("\(path) holds the trees of \(cache.filesystem)") }
             return .found(cache)
         } catch let damage as ExactSizesCacheDamage {

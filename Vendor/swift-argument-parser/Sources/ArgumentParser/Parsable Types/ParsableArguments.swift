@@ -303,9 +303,34 @@ extension ArgumentSetProvider {
   var _visibility: ArgumentVisibility { .default }
 }
 
+/// carve: a type's argument set, kept once built. One parse built the set of each
+/// command on the stack four or more times, each by reflection over a fresh
+/// instance (see PATCHED.md); carve's defaults are constants, so every build of a
+/// type gives the same set.
+private struct ArgumentSetKey: Hashable {
+  var type: ObjectIdentifier
+  var visibility: ArgumentVisibility
+  var parent: InputKey?
+}
+nonisolated(unsafe) private let builtArgumentSets = Mutex<[ArgumentSetKey: ArgumentSet]>([:])
+
 extension ArgumentSet {
   init(
     _ type: ParsableArguments.Type, visibility: ArgumentVisibility,
+    parent: InputKey?
+  ) {
+    let key = ArgumentSetKey(type: ObjectIdentifier(type), visibility: visibility, parent: parent)
+    if let built = builtArgumentSets.withLockUnchecked({ $0[key] }) {
+      self = built
+      return
+    }
+    self.init(reflecting: type, visibility: visibility, parent: parent)
+    let built = self
+    builtArgumentSets.withLockUnchecked { $0[key] = built }
+  }
+
+  private init(
+    reflecting type: ParsableArguments.Type, visibility: ArgumentVisibility,
     parent: InputKey?
   ) {
     #if DEBUG

@@ -125,6 +125,14 @@ extension CommandParser {
       }
     }
 
+    // carve: every flag below is an option; with none left there is nothing to
+    // find, and the command stack and its help names need not be built (PATCHED.md).
+    guard
+      split.elements.contains(where: {
+        if case .option = $0.value { return true } else { return false }
+      })
+    else { return }
+
     // Look for help flags
     guard
       !split.contains(
