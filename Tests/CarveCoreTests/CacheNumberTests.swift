@@ -12,12 +12,12 @@ struct CacheNumberTests {
     func readings(_ bytes: [UInt8]) -> [Result<UInt64, ExactSizesCacheDamage>] {
         func slice() -> Result<UInt64, ExactSizesCacheDamage> {
             var reader = CacheReader(bytes: bytes[...])
-            do throws(ExactSizesCacheDamage) { return .success(try reader.number()) } catch { return .failure(error) }
+            return Result { () throws(ExactSizesCacheDamage) in try reader.number() }
         }
         func raw(_ bytes: [UInt8]) -> Result<UInt64, ExactSizesCacheDamage> {
             bytes.withUnsafeBytes { raw in
                 var reader = RawCacheReader(base: raw, offset: 0)
-                do throws(ExactSizesCacheDamage) { return .success(try reader.number()) } catch { return .failure(error) }
+                return Result { () throws(ExactSizesCacheDamage) in try reader.number() }
             }
         }
         return [slice(), raw(bytes), raw(bytes + [UInt8](repeating: 0, count: 16))]
