@@ -70,6 +70,8 @@ struct RawCacheReader {
     mutating func extents(count: Int, treeCount: Int) throws(ExactSizesCacheDamage) -> ([ExtentKey], [SubvolumeSet]) {
         // Written in place into arrays made at their final size: appending a million
         // times to each checked its uniqueness and room every time.
+        // None: an array made with no room would write into the empty array all threads share.
+        guard count > 0 else { return ([], []) }
         let capacity = count + count / 16
         var failure: ExactSizesCacheDamage?
         var sets: [SubvolumeSet] = []

@@ -95,6 +95,8 @@ struct RootTree {
 
     /// The entries that are live subvolumes reachable from the top level, with their paths.
     private func volumes(_ entries: [Entry]) throws -> [Volume] {
+        // An array made with no room writes its count into the empty array all threads share.
+        guard !entries.isEmpty else { return [] }
         var paths = PathResolver(directory: directory, entries: entries)
         // Each volume made where it stays, its fields read through the entries' buffer:
         // appending one, or copying an entry out of the array, copied every string it holds.

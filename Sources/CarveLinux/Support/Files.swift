@@ -22,15 +22,20 @@ public enum Files {
     /// (a 26 MB cache read in 64 KiB pieces was copied twice more as the array grew).
     static func contents(of fd: Int32, sizeHint: Int = 0, _ context: @autoclosure () -> String) throws -> [UInt8] {
         var failure: Int32 = 0
-        var bytes = [UInt8](unsafeUninitializedCapacity: max(sizeHint, 0)) { buffer, count in
-            while count < buffer.count, let base = buffer.baseAddress {
-                let got = pread(fd, base + count, buffer.count - count, off_t(count))
-                if got < 0 && errno == EINTR { continue }
-                if got <= 0 {
-                    failure = got < 0 ? errno : 0
-                    return
+        // Made only with room: an array made with none writes its count into the one
+        // empty array every thread shares (ThreadSanitizer saw two runs race on it).
+        var bytes: [UInt8] = []
+        if sizeHint > 0 {
+            bytes = [UInt8](unsafeUninitializedCapacity: sizeHint) { buffer, count in
+                while count < buffer.count, let base = buffer.baseAddress {
+                    let got = pread(fd, base + count, buffer.count - count, off_t(count))
+                    if got < 0 && errno == EINTR { continue }
+                    if got <= 0 {
+                        failure = got < 0 ? errno : 0
+                        return
+                    }
+                    count += got
                 }
-                count += got
             }
         }
         if failure != 0 { throw SystemCallError(context(), call: "pread", errno: failure) }
