@@ -73,9 +73,12 @@ import Testing
     func theChildrenFoundInPlaceAreThoseTheirEntriesName(seed: UInt64) {
         var random = SplitMix(seed: seed)
         let packed = InodeRecords(records(200, &random))
-        let directories = [UInt64](Set((0..<Int.random(in: 0...4, using: &random)).map { _ in
-            [256, 257, 258, 259, 9000, 12].randomElement(using: &random)!
-        })).sorted()
+        let directories = [UInt64](
+            Set(
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                    [256, 257, 258, 259, 9000, 12].randomElement(using: &random)!
+                })
+        ).sorted()
         var found: [[UInt64]] = []
         packed.forEachChild(of: directories) { found.append([$0, $1]) }
         var named: [[UInt64]] = []

@@ -54,6 +54,7 @@ struct RawCacheReader {
             value |= UInt64(byte & 0x7F) << UInt64(7 &* position)
             position &+= 1
         } while byte >= 0x80
+        guard byte != 0 else { throw .malformed("a number longer than it is") }
         offset &+= position
         return value
     }
@@ -158,7 +159,13 @@ func leb128(_ next: () -> UInt8?) throws(ExactSizesCacheDamage) -> UInt64 {
         guard let byte = next() else { throw .truncated }
         guard shift < 63 || byte <= 1 else { throw .malformed("a number too large") }
         value |= UInt64(byte & 0x7F) << shift
-        if byte < 0x80 { return value }
+        if byte < 0x80 {
+            // The writer never ends a number on a zero byte after others: one that does
+            // would be written back shorter, and the counts checked against the file's
+            // length could then refuse the file they were read from.
+            guard byte != 0 || shift == 0 else { throw .malformed("a number longer than it is") }
+            return value
+        }
         shift += 7
     }
 }
