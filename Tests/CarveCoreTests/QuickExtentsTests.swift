@@ -27,6 +27,15 @@ struct QuickExtentsTests {
         }
     }
 
+    /// Expects the two ways to read `cases` alike, with more than `fewestValid` of the
+    /// readings undamaged.
+    static func expectReadAlike(_ cases: [Case], random: inout SplitMix, moreValidThan fewestValid: Int) {
+        var valid = 0
+        let found = differences(cases, random: &random, valid: &valid)
+        #expect(found.isEmpty, "\(found)")
+        #expect(valid > fewestValid)
+    }
+
     /// Where the two ways read differently: `cases`, and each of them cut short near its
     /// end, run on by junk, or read for one extent fewer or more. The readings without
     /// damage are counted in `valid` (a test of nothing but damage would hold little).
@@ -116,10 +125,7 @@ struct QuickExtentsTests {
                 cases.append(Case(bytes: [0x80, 0x81, 0] + Self.bytes(extents), start: 3, count: count, trees: trees))
             }
         }
-        var valid = 0
-        let found = Self.differences(cases, random: &random, valid: &valid)
-        #expect(found.isEmpty, "\(found)")
-        #expect(valid > cases.count)
+        Self.expectReadAlike(cases, random: &random, moreValidThan: cases.count)
     }
 
     /// Each number of an extent written in each length a number takes, one to ten bytes,
@@ -140,10 +146,7 @@ struct QuickExtentsTests {
                 }
             }
         }
-        var valid = 0
-        let found = Self.differences(cases, random: &random, valid: &valid)
-        #expect(found.isEmpty, "\(found)")
-        #expect(valid > cases.count)
+        Self.expectReadAlike(cases, random: &random, moreValidThan: cases.count)
     }
 
     /// What the careful way refuses, written into a valid series at one extent: the
@@ -196,10 +199,7 @@ struct QuickExtentsTests {
                 }
             }
         }
-        var valid = 0
-        let found = Self.differences(cases, random: &random, valid: &valid)
-        #expect(found.isEmpty, "\(found)")
-        #expect(valid > 0)
+        Self.expectReadAlike(cases, random: &random, moreValidThan: 0)
     }
 
     /// Bytes at random, most of them small numbers or the first bytes of longer ones.
