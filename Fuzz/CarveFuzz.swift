@@ -10,6 +10,7 @@ enum FuzzTarget: String, CaseIterable {
     case snapperConfig = "snapper-config", timeshiftInfo = "timeshift-info", btrbkName = "btrbk-name"
     case mountinfo, udev, label, udevFile = "udev-file"
     case zfsOutput = "zfs-output", zfsName = "zfs-name", exactCache = "exact-cache"
+    case cacheExtents = "cache-extents"
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CARVE_FUZZ_TARGET"] ?? ""
@@ -82,6 +83,15 @@ enum FuzzTarget: String, CaseIterable {
             }
             let again = cache.encoded()
             precondition((try? ExactSizesCache(decoding: again))?.encoded() == again, "what reads back writes back")
+        case .cacheExtents:
+            // The cache's extents read the quick way as the careful way reads them alone: the
+            // first byte the trees' count (255: 2^32, the most the quick way takes), the second
+            // how many extents, the rest their bytes.
+            guard data.count >= 2 else { break }
+            let bytes = [UInt8](data)
+            let trees = bytes[0] == 255 ? 1 << 32 : Int(bytes[0]), count = Int(bytes[1])
+            let quick = ExtentsRead.of(bytes, count: count, trees: trees, quick: true)
+            precondition(quick == ExtentsRead.of(bytes, count: count, trees: trees, quick: false), "read alike")
         case .zfsName:
             // A snapshot's name as each ZFS tool's owner reads it: a date when it recognises one.
             let place = OwnerPlace(path: "tank/home@" + text, mountedPath: nil, readOnly: true)
@@ -120,6 +130,26 @@ enum FuzzTarget: String, CaseIterable {
             let exact =
                 members?["label_base64"].flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? Array(label.utf8)
             precondition(exact == raw, "JSON carries the exact bytes")
+        }
+    }
+}
+
+/// What `RawCacheReader` makes of the extents from the third byte on: the extents and
+/// where they end, or the damage.
+struct ExtentsRead: Equatable {
+    var keys: [ExtentKey] = [], sets: [SubvolumeSet] = [], end = 0
+    var damage: ExactSizesCacheDamage?
+
+    static func of(_ bytes: [UInt8], count: Int, trees: Int, quick: Bool) -> ExtentsRead {
+        bytes.withUnsafeBytes { raw in
+            var reader = RawCacheReader(base: raw, offset: 2), read = ExtentsRead()
+            do throws(ExactSizesCacheDamage) {
+                (read.keys, read.sets) = try reader.extents(count: count, treeCount: trees, quick: quick)
+                read.end = reader.offset
+            } catch {
+                read.damage = error
+            }
+            return read
         }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 /// The cache's numbers (LEB128) read back as written by both readers, the slice's and
 /// the raw bytes' (with room for the unchecked path and without), and refused alike
-/// when cut short or longer than 64 bits.
+/// when cut short, longer than 64 bits, or longer than the writer writes them.
 struct CacheNumberTests {
     static let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, (1 << 63) - 1, 1 << 63, .max]
 
@@ -36,6 +36,10 @@ struct CacheNumberTests {
             ([0x80, 0x80], .truncated),
             ([UInt8](repeating: 0xFF, count: 9) + [0x02], .malformed("a number too large")),
             ([UInt8](repeating: 0x80, count: 10) + [0x00], .malformed("a number too large")),
+            // Longer than the writer writes it: read back and written again, the file would shrink.
+            ([0x80, 0x00], .malformed("a number longer than it is")),
+            ([0xFF, 0x00], .malformed("a number longer than it is")),
+            ([0x81, 0x80, 0x80, 0x00], .malformed("a number longer than it is")),
         ]
         for (bytes, damage) in cases {
             // Cut short: the padded reader finds the zeros after it, so only the two exact ones.

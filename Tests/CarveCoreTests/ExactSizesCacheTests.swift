@@ -124,6 +124,30 @@ import Testing
         #expect(try ExactSizesCache(decoding: direct) == written)
     }
 
+    /// The writer puts extents into chunks of 64 KiB; one whose runs need more than a
+    /// chunk (every other one of 7,000 trees: 3,500 runs) is written a number at a time,
+    /// between extents that fill chunks the fast way.
+    @Test func anExtentOfMoreRunsThanAChunkHoldsIsWrittenWhole() throws {
+        let ids = (0..<UInt64(7000)).map { 300 + $0 }
+        let volumes = ids.map {
+            Volume(id: $0, path: "s\($0)", uuid: "u\($0)", generation: 100 + $0, created: .init())
+        }
+        var map = ExtentMap(subvolumes: ids)
+        func extent(_ index: UInt64) -> ExtentKey { ExtentKey(diskBytenr: 0x10_0000 * (index + 1), diskBytes: 4096) }
+        for (position, id) in ids.enumerated() {
+            var keys = (0..<UInt64(40)).map { extent($0 * 1000 + UInt64(position) % 7) }
+            if position % 2 == 0 { keys.append(extent(500_000)) }
+            map.addReferences(subvolume: id, keys)
+        }
+        let exact = ExactSizes(
+            map: map, scan: .init(), nodeSize: 16384,
+            treeBytes: Dictionary(uniqueKeysWithValues: ids.map { ($0, 16384) }))
+        let cache = ExactSizesCache(filesystem: "f", keeping: volumes, of: exact)
+        let decoded = try ExactSizesCache(decoding: cache.encoded())
+        #expect(decoded == cache)
+        #expect(decoded.extentCount == 281)
+    }
+
     @Test func writableSubvolumesAreNeverCached() {
         var model = series()
         model.volumes[303]!.readOnly = false

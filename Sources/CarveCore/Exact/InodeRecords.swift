@@ -145,6 +145,14 @@ public struct InodeRecords: Sendable, Hashable {
             count += 1
         }
 
+        /// Appends `count` records as another `InodeRecords` holds them, the first of them
+        /// at its distance from this writer's last (`applying` makes sure), `last` the inode of the last.
+        mutating func appendCopied(_ records: UnsafeBufferPointer<UInt8>, count: Int, last: UInt64) {
+            bytes.append(contentsOf: records)
+            previous = last
+            self.count += count
+        }
+
         static func number(_ value: UInt64, into bytes: inout [UInt8]) {
             var value = value
             while value >= 0x80 {
@@ -158,6 +166,7 @@ public struct InodeRecords: Sendable, Hashable {
     /// These records with `changes` (ascending by inode; a record replaces or adds its
     /// inode's, nil removes it) applied. `replaced` sees each old record that a change
     /// replaced or removed. Unchanged records are copied as they are.
+    @_optimize(speed)
     public func applying(
         _ changes: [(inode: UInt64, record: InodeRecord?)], replaced: (InodeRecord) -> Void = { _ in }
     ) -> InodeRecords {
@@ -171,16 +180,35 @@ public struct InodeRecords: Sendable, Hashable {
         bytes.withUnsafeBufferPointer { stored in
             var offset = 0
             var inode: UInt64 = 0
+            // Records that follow an unchanged record written just before them are byte
+            // for byte what they were (an inode is a distance from the one before): copied
+            // as one stretch, not appended one by one, a tenth of the same run.
+            var stretch = (start: 0, count: 0, last: UInt64(0))
+            var follows = false
             while offset < stored.count {
+                let recordStart = offset
                 inode &+= checkedNumber(stored, at: &offset)
                 let length = Int(checkedNumber(stored, at: &offset))
                 let bodyStart = offset
                 offset += length
-                let body = UnsafeBufferPointer(rebasing: stored[bodyStart..<offset])
+                let changed = next < changes.count && changes[next].inode <= inode
+                if !changed && follows {
+                    if stretch.count == 0 { stretch.start = recordStart }
+                    stretch.count += 1; stretch.last = inode
+                    continue
+                }
+                if stretch.count > 0 {
+                    writer.appendCopied(
+                        UnsafeBufferPointer(rebasing: stored[stretch.start..<recordStart]), count: stretch.count,
+                        last: stretch.last)
+                    stretch.count = 0
+                }
+                follows = true
                 while next < changes.count, changes[next].inode < inode {
                     if let record = changes[next].record { writer.append(record) }
                     next += 1
                 }
+                let body = UnsafeBufferPointer(rebasing: stored[bodyStart..<offset])
                 guard next < changes.count, changes[next].inode == inode else {
                     writer.appendBody(inode: inode, body)
                     continue
@@ -189,6 +217,12 @@ public struct InodeRecords: Sendable, Hashable {
                 replaced(Entry(inode: inode, body: bytes[from..<(from + length)]).record)
                 if let record = changes[next].record { writer.append(record) }
                 next += 1
+                // The next record's distance was from this one: written again, not copied.
+                follows = false
+            }
+            if stretch.count > 0 {
+                writer.appendCopied(
+                    UnsafeBufferPointer(rebasing: stored[stretch.start...]), count: stretch.count, last: stretch.last)
             }
         }
         for change in changes[next...] { if let record = change.record { writer.append(record) } }

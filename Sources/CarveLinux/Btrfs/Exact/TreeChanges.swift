@@ -83,10 +83,66 @@ struct TreeChanges {
         _ threshold: UInt64, records: () throws -> InodeRecords, changed: inout Set<UInt64>,
         directories: inout Set<UInt64>
     ) throws {
+        var finder = ChangeFinder(threshold: threshold, changed: changed)
+        search.minimumTransaction = threshold
+        defer { search.minimumTransaction = 0 }
+        var next: Key? = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
+        while let from = next {
+            next = try search.search(tree: tree, from: from, to: .last) { try finder.take($0, records: records) }
+        }
+        try finder.settle(records: records)
+        changed = finder.changed
+        directories = finder.directories
+    }
+
+    /// The items of the leaves a search since a transaction returned, taken one object at a
+    /// time. A struct, not a closure and a local function over shared variables: those
+    /// were boxed, and each use checked for exclusive access, a tenth of a listing that read
+    /// 1% of a million files again.
+    private struct ChangeFinder {
+        let threshold: UInt64
+        var changed: Set<UInt64>
+        var directories = Set<UInt64>()
         var cursor: InodeRecords.Cursor?
         var group = Group(inode: 0)
         var held: [ExtentKey] = []
-        func settle() throws {
+
+        init(threshold: UInt64, changed: Set<UInt64>) {
+            self.threshold = threshold; self.changed = changed
+        }
+
+        @_optimize(speed)
+        mutating func take(_ item: TreeSearch.Item, records: () throws -> InodeRecords) throws {
+            if item.objectid != group.inode {
+                try settle(records: records)
+                group.inode = item.objectid; group.updated = false; group.inline = false
+            }
+            switch item.type {
+            case BtrfsKey.inodeItem where item.data.count >= Int(carve_inode_item_size.rawValue):
+                let transid: UInt64 = item.data.loadLE(at: Int(carve_inode_item_transid.rawValue))
+                guard transid >= threshold else { return }
+                group.updated = true
+                changed.insert(item.objectid)
+                let mode = UInt32(
+                    littleEndian: item.data.loadUnaligned(
+                        fromByteOffset: Int(carve_inode_item_mode.rawValue), as: UInt32.self))
+                if mode & UInt32(S_IFMT) == UInt32(S_IFDIR) { directories.insert(item.objectid) }
+            case BtrfsKey.fileExtent:
+                switch ExtentScanner.FileExtent(item.data) {
+                case .onDisk(let bytenr, let bytes):
+                    if bytenr != 0 { group.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
+                case .inline: group.inline = true
+                case .malformed: group.updated = true; changed.insert(item.objectid)
+                }
+            default:
+                break
+            }
+        }
+
+        /// Ends the object taken so far: changed unless its inode item is older than the
+        /// threshold and the state holds every extent its items name.
+        @_optimize(speed)
+        mutating func settle(records: () throws -> InodeRecords) throws {
             defer { group.references.removeAll(keepingCapacity: true) }
             guard group.inode != 0, !group.updated else { return }
             if cursor == nil { cursor = InodeRecords.Cursor(try records()) }
@@ -98,40 +154,10 @@ struct TreeChanges {
                 return
             }
             let hadInline = entry.references(into: &held)
-            if (group.inline && !hadInline) || !Self.contains(held, group.references) { changed.insert(group.inode) }
-        }
-        search.minimumTransaction = threshold
-        defer { search.minimumTransaction = 0 }
-        var next: Key? = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
-        while let from = next {
-            next = try search.search(tree: tree, from: from, to: .last) { item in
-                if item.objectid != group.inode {
-                    try settle()
-                    group = Group(inode: item.objectid, references: group.references)
-                }
-                switch item.type {
-                case BtrfsKey.inodeItem where item.data.count >= Int(carve_inode_item_size.rawValue):
-                    let transid: UInt64 = item.data.loadLE(at: Int(carve_inode_item_transid.rawValue))
-                    guard transid >= threshold else { return }
-                    group.updated = true
-                    changed.insert(item.objectid)
-                    let mode = UInt32(
-                        littleEndian: item.data.loadUnaligned(
-                            fromByteOffset: Int(carve_inode_item_mode.rawValue), as: UInt32.self))
-                    if mode & UInt32(S_IFMT) == UInt32(S_IFDIR) { directories.insert(item.objectid) }
-                case BtrfsKey.fileExtent:
-                    switch ExtentScanner.FileExtent(item.data) {
-                    case .onDisk(let bytenr, let bytes):
-                        if bytenr != 0 { group.references.append(ExtentKey(diskBytenr: bytenr, diskBytes: bytes)) }
-                    case .inline: group.inline = true
-                    case .malformed: group.updated = true; changed.insert(item.objectid)
-                    }
-                default:
-                    break
-                }
+            if (group.inline && !hadInline) || !TreeChanges.contains(held, group.references) {
+                changed.insert(group.inode)
             }
         }
-        try settle()
     }
 
     /// One object's items in the leaves the search returned.
@@ -161,6 +187,7 @@ struct TreeChanges {
 
     /// Reads `changed` again, then the inodes the state held in a changed directory that
     /// it no longer names, and so on for directories found gone.
+    @_optimize(speed)
     private func reread(
         _ changed: Set<UInt64>, directories: Set<UInt64>, base: InodeRecords, result: inout Result
     ) throws -> [(inode: UInt64, record: InodeRecord?)] {
@@ -181,18 +208,14 @@ struct TreeChanges {
         while !pending.isEmpty {
             looked.formUnion(pending)
             var suspects: [UInt64] = []
-            base.forEach { entry in
-                guard found[entry.inode] == nil else { return }
-                var suspect = false
-                entry.forEachParent { parent in
-                    guard pending.contains(parent) else { return }
-                    if let named = children[parent] {
-                        suspect = suspect || !named.contains(entry.inode)
-                    } else {
-                        suspect = true
-                    }
-                }
-                if suspect { suspects.append(entry.inode) }
+            // The directories' children first, then whether each was read or is still named
+            // there: a lookup in `found` for each of a million records cost more than the walk.
+            base.forEachChild(of: pending.sorted()) { inode, parent in
+                // Asked by index: `found[inode]` copied the record found (its arrays retained).
+                guard suspects.last != inode, found.index(forKey: inode) == nil,
+                    children[parent]?.contains(inode) != true
+                else { return }
+                suspects.append(inode)
             }
             try readAll(suspects)
             // A suspect found gone, or a directory, may have held inodes of its own.
