@@ -11,41 +11,32 @@ extension CacheWriter {
             var out = ChunkWriter(start: start)
             var previous: UInt64 = 0
             for (key, set) in given {
-                // Ten bytes a number at most: three for the extent, two a run.
-                let most = 10 * (3 + 2 * set.runCount)
-                if out.used + most > ChunkWriter.size {
-                    bytes.append(contentsOf: out.written)
-                    out.used = 0
-                }
-                if most > ChunkWriter.size {
-                    // More runs than a chunk holds (thousands of trees each way): a number at a time.
-                    extent(key, set, after: previous)
-                } else {
-                    out.extent(key, set, after: previous)
-                }
+                out.extent(key, set, after: previous, flushingInto: &bytes)
                 previous = key.diskBytenr
             }
-            bytes.append(contentsOf: out.written)
-        }
-    }
-
-    private mutating func extent(_ key: ExtentKey, _ set: SubvolumeSet, after previous: UInt64) {
-        number(key.diskBytenr &- previous); number(key.diskBytes); number(UInt64(set.runCount))
-        var end: UInt64 = 0
-        set.forEachRun { lower, upper in
-            number(UInt64(lower) - end); number(UInt64(upper - lower))
-            end = UInt64(upper)
+            out.flush(into: &bytes)
         }
     }
 }
 
-/// LEB128 numbers written through a pointer into a chunk the caller made room in.
+/// LEB128 numbers written through a pointer into a chunk, appended to the file's bytes
+/// whenever the next numbers might not fit.
 private struct ChunkWriter {
     static let size = 1 << 16
     let start: UnsafeMutablePointer<UInt8>
     var used = 0
 
-    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: used) }
+    mutating func flush(into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: used))
+        used = 0
+    }
+
+    /// Room for `count` more numbers, ten bytes each at most: a set of thousands of runs
+    /// fills several chunks, one run at a time.
+    @inline(__always)
+    mutating func makeRoom(forNumbers count: Int, flushingInto bytes: inout [UInt8]) {
+        if used + 10 * count > Self.size { flush(into: &bytes) }
+    }
 
     @inline(__always)
     mutating func put(_ value: UInt64) {
@@ -60,10 +51,14 @@ private struct ChunkWriter {
     }
 
     @inline(__always)
-    mutating func extent(_ key: ExtentKey, _ set: SubvolumeSet, after previous: UInt64) {
+    mutating func extent(
+        _ key: ExtentKey, _ set: SubvolumeSet, after previous: UInt64, flushingInto bytes: inout [UInt8]
+    ) {
+        makeRoom(forNumbers: 3, flushingInto: &bytes)
         put(key.diskBytenr &- previous); put(key.diskBytes); put(UInt64(set.runCount))
         var end: UInt64 = 0
         set.forEachRun { lower, upper in
+            makeRoom(forNumbers: 2, flushingInto: &bytes)
             put(UInt64(lower) - end); put(UInt64(upper - lower))
             end = UInt64(upper)
         }
