@@ -272,7 +272,7 @@ import Testing
         #expect(forward != backward)
     }
 
-    @Test func aShrunkMapAnswersAsBeforeAndStillGrows() {
+    @Test func aSettledMapAnswersAsBeforeAndStillGrows() {
         // Enough extents that the arrays and the index have grown by doubling.
         var references: [(UInt64, UInt64, UInt64)] = []
         for index in 0..<3_000 as Range<UInt64> {
@@ -280,7 +280,13 @@ import Testing
         }
         let grown = map(references)
         var shrunk = grown
-        shrunk.shrinkToFit()
+        shrunk.settle()
+        #expect(shrunk.isSettled && !grown.isSettled)
+        #expect(shrunk.keys == shrunk.keys.sorted { ($0.diskBytenr, $0.diskBytes) < ($1.diskBytenr, $1.diskBytes) })
+        for (key, set) in zip(grown.keys, grown.sets) {
+            #expect(shrunk.set(of: key) == set)
+            #expect(shrunk.references(key, subvolume: shrunk.subvolumeIDs[Int(set.lower)]))
+        }
         #expect(shrunk == grown)
         #expect(shrunk.exclusiveBytes() == grown.exclusiveBytes())
         #expect(shrunk.referencedBytes() == grown.referencedBytes())

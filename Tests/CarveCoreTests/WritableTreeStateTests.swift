@@ -79,7 +79,7 @@ import Testing
             var map = ExtentMap(subvolumes: [5, 257, 256])
             map.addReferences(subvolume: 257, snapshot.flatMap(\.references))
             var repeated: [ExtentKey: UInt32] = [:]
-            map.addReferences(subvolume: 256, records.flatMap(\.references), repeated: &repeated)
+            map.addReferences(subvolume: 256, PackedReferences(records.flatMap(\.references)), repeated: &repeated)
             return (map, repeated)
         }
         var (changing, repeated) = map(before)

@@ -10,9 +10,9 @@ import Testing
     func reading(_ tree: UInt64) -> ExtentScanner.TreeReading {
         var reading = ExtentScanner.TreeReading()
         // Extents shared by neighbouring trees, plus one of the tree's own.
-        reading.references =
+        reading.references = PackedReferences(
             (tree..<tree + 3).map { ExtentKey(diskBytenr: $0 * 4096, diskBytes: 4096) }
-            + [ExtentKey(diskBytenr: tree << 32, diskBytes: 8192)]
+                + [ExtentKey(diskBytenr: tree << 32, diskBytes: 8192)])
         reading.fileExtents = 4
         reading.items = 10
         return reading
@@ -39,7 +39,7 @@ import Testing
         }
         let result = try merge.result()
         var sequential = ExtentMap(subvolumes: trees)
-        for tree in trees { sequential.addReferences(subvolume: tree, reading(tree).references) }
+        for tree in trees { sequential.addReferences(subvolume: tree, reading(tree).references.unpacked) }
         #expect(result.map == sequential)
         #expect(result.fileExtents == 4 * trees.count)
         #expect(result.items == 10 * trees.count)

@@ -17,43 +17,39 @@ extension ExactSizesCache {
     /// read whole (a tree deleted during the scan has no `treeBytes`), and the writable
     /// trees of `states`.
     public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = []) {
-        let (skeleton, order, translation) = Self.keeping(filesystem: filesystem, subvolumes, of: exact, states)
+        var exact = exact
+        exact.map.settle()
+        let (skeleton, kept) = Self.keeping(filesystem: filesystem, subvolumes, of: exact, states)
         self = skeleton
-        let keys = exact.map.keys, sets = exact.map.sets
-        extents.reserveCapacity(order.count); self.sets.reserveCapacity(order.count)
-        for position in order {
-            extents.append(keys[Int(position)]); self.sets.append(translation.apply(sets[Int(position)])!)
+        extents.reserveCapacity(kept.count); self.sets.reserveCapacity(kept.count)
+        for (key, set) in kept {
+            extents.append(key); self.sets.append(set)
         }
     }
 
     /// The file `init(filesystem:keeping:of:states:)` with `directoryHints` would encode to,
-    /// written straight from the map: a run that writes the cache then holds the map,
-    /// a permutation (4 bytes an extent) and the file, not a sorted copy of the
-    /// extents and their sets besides (48 bytes an extent: 72 MB at 1.5 M extents).
+    /// written straight from the map, which is settled first (`ExtentMap.settle`; the
+    /// caller settles its own, so that it is not copied here): a run that writes the
+    /// cache holds the map and the file, no sorted copy of the extents besides (48 bytes
+    /// an extent: 72 MB at 1.5 M extents).
     public static func encoded(
         filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = [],
         directoryHints: [String: [DirectoryHint]]
     ) -> [UInt8] {
-        let (kept, order, translation) = keeping(filesystem: filesystem, subvolumes, of: exact, states)
-        var skeleton = kept
-        skeleton.directoryHints = directoryHints
-        let keys = exact.map.keys, sets = exact.map.sets
-        return skeleton.encoded(
-            extentCount: order.count,
-            order.lazy.map { position in
-                let set = sets[Int(position)]
-                return (keys[Int(position)], translation.isIdentity ? set : translation.apply(set)!)
-            })
+        var exact = exact
+        exact.map.settle()
+        let (skeleton, kept) = keeping(filesystem: filesystem, subvolumes, of: exact, states)
+        var withHints = skeleton
+        withHints.directoryHints = directoryHints
+        return withHints.encoded(extentCount: kept.count, kept)
     }
 
-    /// The cache's trees with no extents yet, the positions in the map of the extents
-    /// it keeps (those some kept tree references), sorted by key, and the translation
-    /// of their sets.
+    /// The cache's trees with no extents yet, and the extents of the settled map it keeps
+    /// (those some kept tree references) in ascending order.
     private static func keeping(
         filesystem: String, _ subvolumes: [Volume], of exact: ExactSizes, _ states: [KeptState]
-    ) -> (
-        ExactSizesCache, [UInt32], IndexTranslation
-    ) {
+    ) -> (ExactSizesCache, KeptExtents) {
+        precondition(exact.map.isSettled, "the map's extents in ascending order")
         var trees: [UInt64: Tree] = [:]
         for subvolume in subvolumes where subvolume.readOnly {
             guard let treeBytes = exact.treeBytes[subvolume.id] else { continue }
@@ -71,25 +67,40 @@ extension ExactSizesCache {
         var cacheIndex: [UInt64: Int] = [:]
         for (index, id) in order.enumerated() { cacheIndex[id] = index }
         let translation = IndexTranslation(exact.map.subvolumeIDs.map { cacheIndex[$0] ?? -1 })
-        // Sorted through (bytenr, position) pairs of 16 bytes, then narrowed to the
-        // positions: a sorted copy of (key, set) pairs and two arrays mapped from it
-        // held 64 bytes an extent at the peak, on top of the map.
-        var pairs: [(bytenr: UInt64, position: UInt32)] = []
-        pairs.reserveCapacity(exact.map.extentCount)
-        var position: UInt32 = 0
-        exact.map.forEachExtent { key, set in
-            if translation.keepsAny(of: set) { pairs.append((key.diskBytenr, position)) }
-            position += 1
-        }
-        let keys = exact.map.keys
-        pairs.sort {
-            $0.bytenr != $1.bytenr
-                ? $0.bytenr < $1.bytenr : keys[Int($0.position)].diskBytes < keys[Int($1.position)].diskBytes
-        }
-        let positions = pairs.map(\.position)
-        pairs = []
         let skeleton = ExactSizesCache(
             filesystem: filesystem, nodeSize: exact.nodeSize, trees: order.map { trees[$0]! }, extents: [], sets: [])
-        return (skeleton, positions, translation)
+        return (skeleton, KeptExtents(keys: exact.map.keys, sets: exact.map.sets, translation: translation))
+    }
+
+    /// The extents of a settled map that some kept tree references, in the map's
+    /// (ascending) order, with their sets in the cache's numbering, found as they are
+    /// walked: a list of their positions was 4 bytes an extent more at the peak.
+    struct KeptExtents: Sequence {
+        let keys: [ExtentKey]
+        let sets: [SubvolumeSet]
+        let translation: IndexTranslation
+        let count: Int
+
+        init(keys: [ExtentKey], sets: [SubvolumeSet], translation: IndexTranslation) {
+            self.keys = keys; self.sets = sets; self.translation = translation
+            count = sets.reduce(0) { $0 + (translation.keepsAny(of: $1) ? 1 : 0) }
+        }
+
+        struct Iterator: IteratorProtocol {
+            let kept: KeptExtents
+            var position = 0
+
+            mutating func next() -> (ExtentKey, SubvolumeSet)? {
+                while position < kept.keys.count {
+                    defer { position += 1 }
+                    let set = kept.sets[position]
+                    guard kept.translation.keepsAny(of: set) else { continue }
+                    return (kept.keys[position], kept.translation.isIdentity ? set : kept.translation.apply(set)!)
+                }
+                return nil
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(kept: self) }
     }
 }

@@ -246,6 +246,3 @@ where Bytes.Index == Int {
         shift += 7
     }
 }
-
-func zigzag(_ value: UInt64) -> UInt64 { (value << 1) ^ UInt64(bitPattern: Int64(bitPattern: value) >> 63) }
-func unzigzag(_ value: UInt64) -> UInt64 { (value >> 1) ^ (0 &- (value & 1)) }

@@ -1,10 +1,15 @@
 /// A data extent on disk: where it starts and how many bytes it takes there
 /// (the compressed size when compressed). Every file extent item pointing into
 /// it, whatever part it uses, names the same extent.
-public struct ExtentKey: Sendable, Hashable, Codable {
+public struct ExtentKey: Sendable, Hashable, Codable, Comparable {
     public var diskBytenr: UInt64
     public var diskBytes: UInt64
     public init(diskBytenr: UInt64, diskBytes: UInt64) { self.diskBytenr = diskBytenr; self.diskBytes = diskBytes }
+
+    /// By where it starts, then by its size: the order of the cache's extents.
+    public static func < (left: ExtentKey, right: ExtentKey) -> Bool {
+        left.diskBytenr != right.diskBytenr ? left.diskBytenr < right.diskBytenr : left.diskBytes < right.diskBytes
+    }
 }
 
 /// Which subvolumes reference which data extents, built one reference at a time
@@ -80,13 +85,19 @@ public struct ExtentMap: Sendable {
         references.withUnsafeBufferPointer { extents.insert($0, member: member) }
     }
 
+    /// As `addReferences`, for a tree's references as a scan's worker packed them.
+    public mutating func addReferences(subvolume: UInt64, _ references: PackedReferences) {
+        let member = index(of: subvolume)
+        references.forEachBatch { extents.insert($0, member: member) }
+    }
+
     /// As `addReferences`, for a writable tree whose state is kept: counts in `repeated`,
     /// per extent the tree references more than once, the references beyond the first.
     public mutating func addReferences(
-        subvolume: UInt64, _ references: [ExtentKey], repeated: inout [ExtentKey: UInt32]
+        subvolume: UInt64, _ references: PackedReferences, repeated: inout [ExtentKey: UInt32]
     ) {
         let member = index(of: subvolume)
-        references.withUnsafeBufferPointer { extents.insert($0, member: member, repeated: &repeated) }
+        references.forEachBatch { extents.insert($0, member: member, repeated: &repeated) }
     }
 
     /// A tree's references after some of its files changed: each of `added` joins it,
@@ -128,9 +139,12 @@ public struct ExtentMap: Sendable {
         inlineBytes[subvolume, default: 0] += bytes
     }
 
-    /// Gives back the room kept for extents a scan might still add: called once the
-    /// scan is done, before the cache's sorted copy is made beside the map.
-    public mutating func shrinkToFit() { extents.shrinkToFit() }
+    /// Puts the extents in ascending order and drops the index a scan built: called once
+    /// the scan is done (`ExtentTable.settle`). A change made after builds it again.
+    public mutating func settle() { extents.settle() }
+
+    /// The extents are in ascending order of key (`settle`, or a map seeded from the cache).
+    var isSettled: Bool { extents.isSettled }
 
     /// The number of distinct data extents.
     public var extentCount: Int { extents.count }

@@ -6,10 +6,12 @@
 struct ExtentTable: Sendable {
     private(set) var keys: [ExtentKey] = []
     private(set) var sets: [SubvolumeSet] = []
-    /// At least twice as many slots as keys, so probe runs stay short; any count
-    /// (a slot is picked by multiplying, not masking), so that an index sized for a
-    /// known count is not rounded up to the next power of two (on 1.5 M extents that
-    /// rounding alone cost 32 MB).
+    /// About two slots a key when built (`slotCount(for:)`), and grown by half once
+    /// seven slots in ten are taken, so probe runs stay short. Doubled at one in two,
+    /// a scan's 1.6 M extents were left in 4.2 M slots (33 MB), a quarter of a first
+    /// listing's peak; grown so, they take 3.1 M. Any count (a slot is picked by
+    /// multiplying, not masking), so that an index sized for a known count is not
+    /// rounded up to the next power of two (on 1.5 M extents that rounding alone cost 32 MB).
     /// Empty while no lookup needed it, the keys then in ascending order: a run that
     /// reads no tree (the cache current) only sums the sets, and building the index of
     /// 1.5 M extents was a sixth of its time.
@@ -41,19 +43,18 @@ struct ExtentTable: Sendable {
         self.keys = keys
         self.sets = sets
         let ascending = keys.withUnsafeBufferPointer { keys in
-            keys.indices.dropFirst().allSatisfy { Self.before(keys[$0 - 1], keys[$0]) }
+            keys.indices.dropFirst().allSatisfy { keys[$0 - 1] < keys[$0] }
         }
         slots = []
         if !ascending || keys.isEmpty { indexIfNeeded() }
     }
 
-    private static func before(_ left: ExtentKey, _ right: ExtentKey) -> Bool {
-        (left.diskBytenr, left.diskBytes) < (right.diskBytenr, right.diskBytes)
-    }
+    /// An index's slots for `count` keys, built at once: two a key with a sixteenth to spare.
+    private static func slotCount(for count: Int) -> Int { max(16, 2 * (count + count / 16)) }
 
     /// Builds the index a change needs (the keys stop being in order).
     private mutating func indexIfNeeded() {
-        if slots.isEmpty { rebuildIndex(slotCount: max(16, 2 * (keys.count + keys.count / 16))) }
+        if slots.isEmpty { rebuildIndex(slotCount: Self.slotCount(for: keys.count)) }
     }
 
     /// Makes room for `count` extents at once: a table grown by doubling holds the old
@@ -63,25 +64,26 @@ struct ExtentTable: Sendable {
         // The arrays with a sixteenth to spare (a run adds a few).
         keys.reserveCapacity(count + count / 16)
         sets.reserveCapacity(count + count / 16)
-        let wanted = max(16, 2 * (count + count / 16))
+        let wanted = Self.slotCount(for: count)
         if wanted > slots.count { rebuildIndex(slotCount: wanted) }
     }
 
-    /// Gives back the room kept for growth: arrays grown by doubling hold up to twice
-    /// what they need, the index up to four slots an extent. One array is copied at a time.
-    mutating func shrinkToFit() {
-        func fitted<Element>(_ array: inout [Element]) {
-            guard array.capacity > array.count + array.count / 16 else { return }
-            var fresh: [Element] = []
-            fresh.reserveCapacity(array.count)
-            fresh.append(contentsOf: array)
-            array = fresh
+    /// Once a scan is done: the index is dropped and the extents put in ascending order
+    /// in place, so that lookups halve the keys and the cache is written from the table
+    /// as it stands. The index (16 bytes an extent) and the sorted copy the cache's
+    /// writer made were most of a first listing's peak; the arrays' spare room is not
+    /// given back, because copying them to fit held both copies at once, and room never
+    /// written to is never paged in.
+    mutating func settle() {
+        guard !slots.isEmpty else { return }
+        slots = []
+        keys.withUnsafeMutableBufferPointer { keys in
+            sets.withUnsafeMutableBufferPointer { sets in sortJointly(keys, sets) }
         }
-        fitted(&keys)
-        fitted(&sets)
-        let wanted = max(16, 2 * (keys.count + keys.count / 16))
-        if slots.count > wanted { rebuildIndex(slotCount: wanted) }
     }
+
+    /// The keys are in ascending order: the index is not built (`settle`).
+    var isSettled: Bool { slots.isEmpty }
 
     /// Adds `member` to the set of the extent `key`, making the extent if it is new.
     mutating func insert(_ key: ExtentKey, member: UInt32) {
@@ -185,7 +187,7 @@ struct ExtentTable: Sendable {
         slots[-found - 1] = Slot(key, position: keys.count)
         keys.append(key)
         sets.append(set)
-        if keys.count * 2 > slots.count { rebuildIndex(slotCount: slots.count * 2) }
+        if keys.count * 10 > slots.count * 7 { rebuildIndex(slotCount: slots.count + slots.count / 2) }
     }
 
     func set(of key: ExtentKey) -> SubvolumeSet? {
@@ -219,7 +221,7 @@ struct ExtentTable: Sendable {
         var (low, high) = (0, keys.count)
         while low < high {
             let middle = (low + high) / 2
-            if Self.before(keys[middle], key) { low = middle + 1 } else { high = middle }
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
         return low < keys.count && keys[low] == key ? low : -1
     }
@@ -258,7 +260,7 @@ extension ExtentMap: Hashable, Codable {
         var entries: [Entry] = []
         entries.reserveCapacity(extentCount)
         forEachExtent { entries.append(Entry(key: $0, set: $1)) }
-        return entries.sorted { ($0.key.diskBytenr, $0.key.diskBytes) < ($1.key.diskBytenr, $1.key.diskBytes) }
+        return entries.sorted { $0.key < $1.key }
     }
 
     public static func == (left: ExtentMap, right: ExtentMap) -> Bool {

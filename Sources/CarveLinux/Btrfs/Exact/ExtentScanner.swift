@@ -47,7 +47,7 @@ struct ExtentScanner {
 
     /// One tree's file extent references, read by one worker.
     struct TreeReading {
-        var references: [ExtentKey] = []
+        var references = PackedReferences()
         var inlineBytes: UInt64 = 0
         var hasInline = false
         var leafBytes: UInt64 = 0
@@ -104,6 +104,7 @@ struct ExtentScanner {
         // rather than copying them.
         if var cache = cached.take(), cache.nodeSize == nodeSize {
             seed = cache.seed(subvolumes: every, reused: reused, carried: plan.carried)
+            if !plan.chains.isEmpty { Allocator.giveLargeBlocksBack() }
             let search = TreeSearch(directory)
             chains = try ChainReads { TreeChanges(tree: $0, search: search, nodeSize: nodeSize) }
                 .run(plan, cache: cache, into: &seed!)
@@ -111,6 +112,7 @@ struct ExtentScanner {
         let derived = seed == nil ? [] : plan.derived
         let trees = seed == nil ? every : every.filter { reused[$0] == nil && !derived.contains($0) }
         let cachedSubvolumes = seed?.scan.cachedSubvolumes ?? 0
+        if !trees.isEmpty { Allocator.giveLargeBlocksBack() }
         // Handed over, not copied: a map still held here as well would be copied whole
         // (its extents, sets and index) by the first tree merged into it.
         let merge = OrderedMerge(

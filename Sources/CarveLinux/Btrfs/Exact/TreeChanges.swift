@@ -174,11 +174,10 @@ struct TreeChanges {
         guard !part.isEmpty else { return true }
         guard part.count <= whole.count else { return false }
         if part.count == 1 { return whole.contains(part[0]) }
-        let order: (ExtentKey, ExtentKey) -> Bool = { ($0.diskBytenr, $0.diskBytes) < ($1.diskBytenr, $1.diskBytes) }
-        let wholeSorted = whole.sorted(by: order)
+        let wholeSorted = whole.sorted()
         var index = 0
-        for key in part.sorted(by: order) {
-            while index < wholeSorted.count, order(wholeSorted[index], key) { index += 1 }
+        for key in part.sorted() {
+            while index < wholeSorted.count, wholeSorted[index] < key { index += 1 }
             guard index < wholeSorted.count, wholeSorted[index] == key else { return false }
             index += 1
         }

@@ -27,7 +27,7 @@ struct TreeReader {
     private init(hints: DirectoryHints, nodeSize: UInt64, keepsRecords: Bool) {
         self.hints = hints
         doneWhenRoomFor = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
-        reading.references.reserveCapacity(1 << 14)
+        reading.references = PackedReferences(reservingCapacity: 1 << 13)
         if keepsRecords { records = (InodeRecordBuilder(), InodeRecords.Writer()) }
     }
 
