@@ -16,7 +16,8 @@ struct JointSortTests {
         }
         #expect(sorted == keys.sorted())
         #expect(positions.sorted() == Array(keys.indices), "every value kept once")
-        #expect(zip(sorted, positions).allSatisfy { key, position in keys[position] == key }, "a value moved without its key")
+        let together = zip(sorted, positions).allSatisfy { key, position in keys[position] == key }
+        #expect(together, "a value moved without its key")
     }
 
     @Test(arguments: [0, 1, 2, 3, 15, 16, 17, 100, 1_000, 20_000])
