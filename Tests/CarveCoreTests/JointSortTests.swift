@@ -37,6 +37,22 @@ struct JointSortTests {
         expectSortsLikeTheStandardSort(Array(0..<2_000) + Array((0..<2_000).reversed()))
     }
 
+    @Test(arguments: [1, 10, 200, 2_000])
+    func keysNearlyInOrderAreMergedBackOrQuicksorted(outOfPlace: Int) {
+        var random = SplitMix(seed: UInt64(outOfPlace))
+        // In order, then some swapped far apart, some moved to the end, some new at the end:
+        // as a map seeded from the cache looks after a few changes.
+        var keys = Array(stride(from: 0, to: 60_000, by: 3))
+        for _ in 0..<outOfPlace {
+            keys.swapAt(Int.random(in: 0..<keys.count, using: &random), Int.random(in: 0..<keys.count, using: &random))
+        }
+        keys += (0..<outOfPlace).map { _ in Int.random(in: -10...70_000, using: &random) }
+        expectSortsLikeTheStandardSort(keys)
+        // Out of place at the ends, and two adjacent ones.
+        expectSortsLikeTheStandardSort([9] + Array(0..<100) + [-1])
+        expectSortsLikeTheStandardSort(Array(0..<50) + [80, 70] + Array(51..<60))
+    }
+
     @Test(arguments: [0, 1, 3])
     func heapSortTakesOverWhenTheSplitsGoBad(depthLimit: Int) {
         var random = SplitMix(seed: 99)

@@ -6,13 +6,19 @@
 /// bad (`depthLimit` levels down), so no input takes quadratic time. Not stable. Keys
 /// compare through `Comparable`, not a closure: a call per comparison made it three
 /// times the standard sort's cost.
+///
+/// Keys nearly in order (a map seeded from the cache and changed a little) are sorted
+/// by taking out the few out of place, sorting those and merging them back: quicksort
+/// cost twice the standard sort there, which finds the runs. The pass that takes them
+/// out gives up once a sixteenth of the keys are out of place.
 func sortJointly<Key: Comparable, Value>(
     _ keys: UnsafeMutableBufferPointer<Key>, _ values: UnsafeMutableBufferPointer<Value>, depthLimit: Int? = nil
 ) {
     precondition(keys.count == values.count, "one value per key")
     guard keys.count > 1 else { return }
-    JointSorter(keys: keys, values: values)
-        .sort(0, keys.count - 1, depth: depthLimit ?? 2 * (Int.bitWidth - keys.count.leadingZeroBitCount))
+    let sorter = JointSorter(keys: keys, values: values)
+    if depthLimit == nil, sorter.mergeFewOutOfPlace() { return }
+    sorter.sort(0, keys.count - 1, depth: depthLimit ?? 2 * (Int.bitWidth - keys.count.leadingZeroBitCount))
 }
 
 private struct JointSorter<Key: Comparable, Value> {
@@ -28,6 +34,50 @@ private struct JointSorter<Key: Comparable, Value> {
     func swap(_ i: Int, _ j: Int) {
         keys.swapAt(i, j)
         values.swapAt(i, j)
+    }
+
+    /// Keeps the keys that are in order with the kept one before and the next one after,
+    /// packed to the front, takes the others out, sorts them and merges them back from
+    /// the end. False when more than a sixteenth are out of place: they are then put
+    /// back (in any order) for the quicksort.
+    func mergeFewOutOfPlace() -> Bool {
+        let count = keys.count
+        let most = max(16, count / 16)
+        var (outKeys, outValues): ([Key], [Value]) = ([], [])
+        var kept = 0
+        for index in 0..<count {
+            let key = keys[index]
+            let inOrder =
+                (kept == 0 || !(key < keys[kept - 1])) && (index + 1 == count || !(keys[index + 1] < key))
+            if inOrder {
+                if kept != index { (keys[kept], values[kept]) = (key, values[index]) }
+                kept += 1
+                continue
+            }
+            outKeys.append(key); outValues.append(values[index])
+            if outKeys.count > most {
+                // Slots kept...index hold stale copies: the keys taken out go there.
+                for (offset, key) in outKeys.enumerated() {
+                    (keys[kept + offset], values[kept + offset]) = (key, outValues[offset])
+                }
+                return false
+            }
+        }
+        outKeys.withUnsafeMutableBufferPointer { outKeys in
+            outValues.withUnsafeMutableBufferPointer { sortJointly(outKeys, $0) }
+        }
+        var (from, taken, to) = (kept - 1, outKeys.count - 1, count - 1)
+        while taken >= 0 {
+            if from >= 0 && outKeys[taken] < keys[from] {
+                (keys[to], values[to]) = (keys[from], values[from])
+                from -= 1
+            } else {
+                (keys[to], values[to]) = (outKeys[taken], outValues[taken])
+                taken -= 1
+            }
+            to -= 1
+        }
+        return true
     }
 
     /// Sorts `low...high`; the smaller side of each split by recursion, so the stack
