@@ -28,7 +28,8 @@ public struct PackedReferences: Sendable, Equatable {
         for reference in references { append(reference) }
     }
 
-    /// Inlined into the tree reader's loop, as appending an `ExtentKey` to an array was.
+    /// Marked inlinable for the tree reader's loop, but this compiler still calls it
+    /// (callgrind: 41 instructions a reference, 2.1 G for a million-file first listing).
     @inlinable
     public mutating func append(_ reference: ExtentKey) {
         let units = reference.diskBytes >> 12
