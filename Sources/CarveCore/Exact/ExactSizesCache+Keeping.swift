@@ -17,8 +17,6 @@ extension ExactSizesCache {
     /// read whole (a tree deleted during the scan has no `treeBytes`), and the writable
     /// trees of `states`.
     public init(filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = []) {
-        var exact = exact
-        exact.map.settle()
         let (skeleton, kept) = Self.keeping(filesystem: filesystem, subvolumes, of: exact, states)
         self = skeleton
         extents.reserveCapacity(kept.count); self.sets.reserveCapacity(kept.count)
@@ -28,16 +26,14 @@ extension ExactSizesCache {
     }
 
     /// The file `init(filesystem:keeping:of:states:)` with `directoryHints` would encode to,
-    /// written straight from the map, which is settled first (`ExtentMap.settle`; the
-    /// caller settles its own, so that it is not copied here): a run that writes the
+    /// written straight from the map, which `keeping` settles first (`ExtentMap.settle`;
+    /// a caller settles its own, so that it is not copied): a run that writes the
     /// cache holds the map and the file, no sorted copy of the extents besides (48 bytes
     /// an extent: 72 MB at 1.5 M extents).
     public static func encoded(
         filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = [],
         directoryHints: [String: [DirectoryHint]]
     ) -> [UInt8] {
-        var exact = exact
-        exact.map.settle()
         let (skeleton, kept) = keeping(filesystem: filesystem, subvolumes, of: exact, states)
         var withHints = skeleton
         withHints.directoryHints = directoryHints
@@ -49,7 +45,9 @@ extension ExactSizesCache {
     private static func keeping(
         filesystem: String, _ subvolumes: [Volume], of exact: ExactSizes, _ states: [KeptState]
     ) -> (ExactSizesCache, KeptExtents) {
-        precondition(exact.map.isSettled, "the map's extents in ascending order")
+        // A copy only when the caller did not settle its own map.
+        var exact = exact
+        exact.map.settle()
         var trees: [UInt64: Tree] = [:]
         for subvolume in subvolumes where subvolume.readOnly {
             guard let treeBytes = exact.treeBytes[subvolume.id] else { continue }

@@ -9,17 +9,16 @@
 /// fifth more instructions for a whole first listing; a word costs what an
 /// `ExtentKey` appended to an array did.
 public struct PackedReferences: Sendable, Equatable {
-    @usableFromInline var words: [UInt64] = []
-    public var count: Int { references }
-    @usableFromInline var references = 0
-    @usableFromInline var last: UInt64 = 0
+    private(set) var words: [UInt64] = []
+    public private(set) var count = 0
+    private var last: UInt64 = 0
 
     /// Low bit set: the next two words are a reference's bytenr and size.
-    @usableFromInline static var marker: UInt64 { 1 }
+    private static var marker: UInt64 { 1 }
     /// Sizes in units take 16 bits (btrfs's largest extent, 128 MiB, is 32,768 units);
     /// the zigzagged distance takes the 47 above them.
-    @usableFromInline static var sizeBits: UInt64 { 16 }
-    @usableFromInline static var distanceLimit: UInt64 { 1 << 47 }
+    private static var sizeBits: UInt64 { 16 }
+    private static var distanceLimit: UInt64 { 1 << 47 }
 
     public init(reservingCapacity: Int = 0) { words.reserveCapacity(reservingCapacity) }
 
@@ -28,9 +27,8 @@ public struct PackedReferences: Sendable, Equatable {
         for reference in references { append(reference) }
     }
 
-    /// Marked inlinable for the tree reader's loop, but this compiler still calls it
-    /// (callgrind: 41 instructions a reference, 2.1 G for a million-file first listing).
-    @inlinable
+    /// Called once a reference from the tree reader's loop (callgrind: 41 instructions a
+    /// reference, 2.1 G for a million-file first listing; `@inlinable` did not inline it).
     public mutating func append(_ reference: ExtentKey) {
         let units = reference.diskBytes >> 12
         let distance = zigzag((reference.diskBytenr >> 12) &- (last >> 12))
@@ -42,7 +40,7 @@ public struct PackedReferences: Sendable, Equatable {
             words.append(contentsOf: [Self.marker, reference.diskBytenr, reference.diskBytes])
         }
         last = reference.diskBytenr
-        references += 1
+        count += 1
     }
 
     /// Calls `body` with the references in order, a batch of up to 1,024 at a time.
