@@ -59,13 +59,29 @@ import Testing
         }
     }
 
+    /// Short pieces are copied by overlapping loads and stores, long ones by memcpy:
+    /// every length either side of each bound, at every offset into the buffer.
+    @Test func theByteWriterKeepsEveryPieceWhole() {
+        let source = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for offset in 0..<9 {
+            let writer = ByteWriter(capacity: 1)
+            var expected = Array(repeating: UInt8(ascii: "-"), count: offset)
+            expected.withUnsafeBytes { writer.append($0) }
+            for length in 0...40 {
+                source.withUnsafeBytes { writer.append(UnsafeRawBufferPointer(rebasing: $0[..<length])) }
+                expected += source[..<length]
+            }
+            writer.take { #expect(Array($0) == expected, "offset \(offset)") }
+        }
+    }
+
     @Test func theByteWriterQuotesAsJSONValueDoes() {
         var rng = SplitMix(seed: 99)
         // Every byte class the fast test must tell apart, at every position of a word.
         let edges: [String] = [
-            "\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a",
+            "\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a", "\u{100000}",
         ]
-        for length in 0..<40 {
+        for length in 0..<72 {
             for _ in 0..<40 {
                 let text = (0..<length).map { _ in
                     Int.random(in: 0..<4, using: &rng) == 0 ? edges.randomElement(using: &rng)! : "x"

@@ -24,15 +24,45 @@ final class ByteWriter {
 
     deinit { base.deallocate() }
 
+    /// Inlined, and a short piece copied without calling memcpy: a listing is a
+    /// third of a million pieces (a key's prefix, `null`, a short value), and the call
+    /// and memcpy's set-up cost more than the copy.
+    @inline(__always)
     func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        memcpy(base + count, source, bytes.count)
+        Self.copy(source, to: base + count, count: bytes.count)
         count += bytes.count
+    }
+
+    /// Up to 16 bytes as two loads and two stores that overlap in the middle.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawPointer, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let target = UnsafeMutableRawPointer(target)
+        switch count {
+        case 8...16:
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+        case 1..<4:
+            for offset in 0..<count {
+                target.storeBytes(
+                    of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        default:
+            memcpy(target, source, count)
+        }
     }
 
     func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
 
+    @inline(__always)
     func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -45,18 +75,14 @@ final class ByteWriter {
 
     /// `string` as a JSON string, escaped exactly as `JSONValue.quote` escapes it.
     func appendQuoted(_ string: String) {
-        var text = string
-        // A native string hands out its bytes without a copy; most need no escaping.
-        let copied = text.withUTF8 { bytes -> Bool in
-            let raw = UnsafeRawBufferPointer(bytes)
-            guard !Self.mayNeedEscape(raw) else { return false }
-            reserve(raw.count + 2)
-            base[count] = UInt8(ascii: "\"")
-            if let source = raw.baseAddress { memcpy(base + count + 1, source, raw.count) }
-            base[count + 1 + raw.count] = UInt8(ascii: "\"")
-            count += raw.count + 2
-            return true
-        }
+        // A native string lends its bytes in place (no copy of the string to make it
+        // native, as withUTF8 takes); most need no escaping.
+        let copied =
+            string.utf8.withContiguousStorageIfAvailable { bytes in appendQuotedIfPlain(UnsafeRawBufferPointer(bytes)) }
+            ?? {
+                var text = string
+                return text.withUTF8 { appendQuotedIfPlain(UnsafeRawBufferPointer($0)) }
+            }()
         guard !copied else { return }
         if ByteText.carriesBytes(string) { replacedCarriedBytes = true }
         var escaped: [UInt8] = []
@@ -64,10 +90,22 @@ final class ByteWriter {
         append(escaped)
     }
 
+    /// `"bytes"` when no byte needs escaping (true), else nothing written (false).
+    private func appendQuotedIfPlain(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard !Self.mayNeedEscape(raw) else { return false }
+        reserve(raw.count + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let source = raw.baseAddress { Self.copy(source, to: base + count + 1, count: raw.count) }
+        base[count + 1 + raw.count] = UInt8(ascii: "\"")
+        count += raw.count + 2
+        return true
+    }
+
     /// False when no byte needs escaping, tested eight bytes at a time (the classic
     /// SWAR tests for a zero byte and a byte below a bound, their bits or'ed into one
     /// test); true when one may. The last word overlaps the one before it rather than
-    /// taking the tail byte by byte.
+    /// taking the tail byte by byte. (SIMD16 compares, written with Swift's SIMD
+    /// types, were done a lane at a time under -Osize: thirteen times the cost.)
     static func mayNeedEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 8 else {
             for byte in bytes where JSONValue.needsEscape(byte) { return true }

@@ -41,4 +41,12 @@ public struct ManagerMetadata: Sendable, Hashable, Codable {
     }
 
     public static let plain = ManagerMetadata(manager: .plain)
+
+    /// `self == .plain`, field by field in place: the derived `==` copied both sides
+    /// (for each of ten thousand subvolumes a listing classifies). A test holds the two equal.
+    public var isPlain: Bool {
+        manager == .plain && config == nil && number == nil && name == nil && type == nil && description == nil
+            && cleanup == nil && preNumber == nil && userdata.isEmpty && tags.isEmpty && !important && created == nil
+            && metadataPath == nil && warning == nil && !uniqueNumbers
+    }
 }
