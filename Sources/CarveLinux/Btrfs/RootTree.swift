@@ -170,6 +170,7 @@ struct RootTree {
         /// By entry position: nil not yet known, .some(nil) unreachable.
         private var paths: [String??]
         private var directoryPaths: [DirectoryKey: String] = [:]
+        private var lastDirectory: (key: DirectoryKey, path: String)?
 
         struct DirectoryKey: Hashable { var subvolume: UInt64; var directory: UInt64 }
 
@@ -244,9 +245,13 @@ struct RootTree {
         private mutating func directoryPath(_ directoryID: UInt64, in subvolume: UInt64) throws -> String {
             if directoryID == BtrfsKey.firstFreeObjectID { return "" }
             let key = DirectoryKey(subvolume: subvolume, directory: directoryID)
-            if let known = directoryPaths[key] { return known }
-            let found = try InodeLookup.path(of: directoryID, inTree: subvolume, through: directory)
+            // Snapshots of one directory come one after another (their ids in turn): the
+            // last directory answers most of them without hashing its key.
+            if let last = lastDirectory, last.key == key { return last.path }
+            let found =
+                try directoryPaths[key] ?? InodeLookup.path(of: directoryID, inTree: subvolume, through: directory)
             directoryPaths[key] = found
+            lastDirectory = (key, found)
             return found
         }
     }
