@@ -75,6 +75,25 @@ import Testing
         }
     }
 
+    /// Around every power of ten, and random values: as Swift prints them.
+    @Test func theByteWriterWritesNumbersAsSwiftPrintsThem() {
+        var values: [UInt64] = [0, 1, 9, .max, .max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power &- 1, power, power &+ 1, power &* 5]
+            power &*= 10
+        }
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<2_000 {
+            values.append(UInt64.random(in: 0...UInt64.max, using: &rng) >> UInt64.random(in: 0..<64, using: &rng))
+        }
+        let writer = ByteWriter(capacity: 1)
+        for value in values {
+            writer.appendDecimal(value)
+            #expect(writer.takeText() == String(value))
+        }
+    }
+
     @Test func theByteWriterQuotesAsJSONValueDoes() {
         var rng = SplitMix(seed: 99)
         // Every byte class the fast test must tell apart, at every position of a word.

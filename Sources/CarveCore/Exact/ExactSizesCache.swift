@@ -94,12 +94,17 @@ public struct ExactSizesCache: Sendable, Hashable {
         // subscripts, copied every (fat) subvolume and every cached tree.
         trees.withUnsafeBufferPointer { trees in
             subvolumes.withUnsafeBufferPointer { volumes in
+                // Both ascend by id most often: the tree after the last one found is tried
+                // before a bisection (whose steps each missed the cache, trees being large).
+                var next = 0
                 for volume in volumes.indices where volumes[volume].readOnly {
-                    guard let index = index(of: volumes[volume].id), !trees[index].isWritable,
-                        trees[index].generation == volumes[volume].generation,
+                    let id = volumes[volume].id
+                    guard let index = next < trees.count && trees[next].id == id ? next : index(of: id),
+                        !trees[index].isWritable, trees[index].generation == volumes[volume].generation,
                         trees[index].uuid == volumes[volume].uuid
                     else { continue }
-                    found[volumes[volume].id] = index
+                    found[id] = index
+                    next = index + 1
                 }
             }
         }
