@@ -59,13 +59,48 @@ import Testing
         }
     }
 
+    /// Short pieces are copied by overlapping loads and stores, long ones by memcpy:
+    /// every length either side of each bound, at every offset into the buffer.
+    @Test func theByteWriterKeepsEveryPieceWhole() {
+        let source = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for offset in 0..<9 {
+            let writer = ByteWriter(capacity: 1)
+            var expected = Array(repeating: UInt8(ascii: "-"), count: offset)
+            expected.withUnsafeBytes { writer.append($0) }
+            for length in 0...40 {
+                source.withUnsafeBytes { writer.append(UnsafeRawBufferPointer(rebasing: $0[..<length])) }
+                expected += source[..<length]
+            }
+            writer.take { #expect(Array($0) == expected, "offset \(offset)") }
+        }
+    }
+
+    /// Around every power of ten, and random values: as Swift prints them.
+    @Test func theByteWriterWritesNumbersAsSwiftPrintsThem() {
+        var values: [UInt64] = [0, 1, 9, .max, .max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power &- 1, power, power &+ 1, power &* 5]
+            power &*= 10
+        }
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<2_000 {
+            values.append(UInt64.random(in: 0...UInt64.max, using: &rng) >> UInt64.random(in: 0..<64, using: &rng))
+        }
+        let writer = ByteWriter(capacity: 1)
+        for value in values {
+            writer.appendDecimal(value)
+            #expect(writer.takeText() == String(value))
+        }
+    }
+
     @Test func theByteWriterQuotesAsJSONValueDoes() {
         var rng = SplitMix(seed: 99)
         // Every byte class the fast test must tell apart, at every position of a word.
         let edges: [String] = [
-            "\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a",
+            "\u{1f}", " ", "!", "\"", "[", "\\", "]", "~", "\u{7f}", "\u{80}", "é", "€", "\u{0}", "a", "\u{100000}",
         ]
-        for length in 0..<40 {
+        for length in 0..<72 {
             for _ in 0..<40 {
                 let text = (0..<length).map { _ in
                     Int.random(in: 0..<4, using: &rng) == 0 ? edges.randomElement(using: &rng)! : "x"

@@ -110,6 +110,38 @@ import Testing
                 "cannot use /mnt/x/.snapshots/2/info.xml: it says number 1, the directory is 2; the snapshot is listed as plain"
             ])
     }
+
+    /// `isPlain` is `== .plain` written out: each field changed alone makes both false.
+    /// A field added to ManagerMetadata fails the count until `isPlain` and this list name it.
+    @Test func isPlainIsEqualityWithPlain() {
+        var variants: [ManagerMetadata] = []
+        func changed(_ change: (inout ManagerMetadata) -> Void) {
+            var metadata = ManagerMetadata.plain
+            change(&metadata)
+            variants.append(metadata)
+        }
+        changed { $0.manager = .snapper }
+        changed { $0.config = "" }
+        changed { $0.number = 0 }
+        changed { $0.name = "" }
+        changed { $0.type = "" }
+        changed { $0.description = "" }
+        changed { $0.cleanup = "" }
+        changed { $0.preNumber = 0 }
+        changed { $0.userdata = ["": ""] }
+        changed { $0.tags = [""] }
+        changed { $0.important = true }
+        changed { $0.created = Date(timeIntervalSince1970: 0) }
+        changed { $0.metadataPath = "" }
+        changed { $0.warning = "" }
+        changed { $0.uniqueNumbers = true }
+        #expect(Mirror(reflecting: ManagerMetadata.plain).children.count == variants.count)
+        #expect(ManagerMetadata.plain.isPlain)
+        for variant in variants {
+            #expect(variant != .plain)
+            #expect(!variant.isPlain, "\(variant)")
+        }
+    }
 }
 
 @Suite struct MountedPathTests {

@@ -24,15 +24,45 @@ final class ByteWriter {
 
     deinit { base.deallocate() }
 
+    /// Inlined, and a short piece copied without calling memcpy: a listing is a
+    /// third of a million pieces (a key's prefix, `null`, a short value), and the call
+    /// and memcpy's set-up cost more than the copy.
+    @inline(__always)
     func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        memcpy(base + count, source, bytes.count)
+        Self.copy(source, to: base + count, count: bytes.count)
         count += bytes.count
+    }
+
+    /// Up to 16 bytes as two loads and two stores that overlap in the middle.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawPointer, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let target = UnsafeMutableRawPointer(target)
+        switch count {
+        case 8...16:
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+        case 1..<4:
+            for offset in 0..<count {
+                target.storeBytes(
+                    of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        default:
+            memcpy(target, source, count)
+        }
     }
 
     func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
 
+    @inline(__always)
     func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -45,18 +75,14 @@ final class ByteWriter {
 
     /// `string` as a JSON string, escaped exactly as `JSONValue.quote` escapes it.
     func appendQuoted(_ string: String) {
-        var text = string
-        // A native string hands out its bytes without a copy; most need no escaping.
-        let copied = text.withUTF8 { bytes -> Bool in
-            let raw = UnsafeRawBufferPointer(bytes)
-            guard !Self.mayNeedEscape(raw) else { return false }
-            reserve(raw.count + 2)
-            base[count] = UInt8(ascii: "\"")
-            if let source = raw.baseAddress { memcpy(base + count + 1, source, raw.count) }
-            base[count + 1 + raw.count] = UInt8(ascii: "\"")
-            count += raw.count + 2
-            return true
-        }
+        // A native string lends its bytes in place (no copy of the string to make it
+        // native, as withUTF8 takes); most need no escaping.
+        let copied =
+            string.utf8.withContiguousStorageIfAvailable { bytes in appendQuotedIfPlain(UnsafeRawBufferPointer(bytes)) }
+            ?? {
+                var text = string
+                return text.withUTF8 { appendQuotedIfPlain(UnsafeRawBufferPointer($0)) }
+            }()
         guard !copied else { return }
         if ByteText.carriesBytes(string) { replacedCarriedBytes = true }
         var escaped: [UInt8] = []
@@ -64,10 +90,22 @@ final class ByteWriter {
         append(escaped)
     }
 
+    /// `"bytes"` when no byte needs escaping (true), else nothing written (false).
+    private func appendQuotedIfPlain(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard !Self.mayNeedEscape(raw) else { return false }
+        reserve(raw.count + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let source = raw.baseAddress { Self.copy(source, to: base + count + 1, count: raw.count) }
+        base[count + 1 + raw.count] = UInt8(ascii: "\"")
+        count += raw.count + 2
+        return true
+    }
+
     /// False when no byte needs escaping, tested eight bytes at a time (the classic
     /// SWAR tests for a zero byte and a byte below a bound, their bits or'ed into one
     /// test); true when one may. The last word overlaps the one before it rather than
-    /// taking the tail byte by byte.
+    /// taking the tail byte by byte. (SIMD16 compares, written with Swift's SIMD
+    /// types, were done a lane at a time under -Osize: thirteen times the cost.)
     static func mayNeedEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 8 else {
             for byte in bytes where JSONValue.needsEscape(byte) { return true }
@@ -105,17 +143,47 @@ final class ByteWriter {
         self.count = count
     }
 
+    /// `value` in decimal. Two digits at a time from a table: a listing writes three
+    /// numbers a snapshot (sizes of ten digits among them), and a division per digit
+    /// was a tenth of the writer's time.
     func appendDecimal(_ value: UInt64) {
         reserve(20)
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        rest = value
-        for position in (count..<count + digits).reversed() {
-            base[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
+        var end = count + Self.decimalDigits(value)
+        count = end
+        var rest = value
+        let pairs = Self.digitPairs.utf8Start
+        while rest >= 100 {
+            // rest / 100 as a multiplication: under -Osize the division was a `div`.
+            let quotient = (rest >> 2).multipliedFullWidth(by: 0x28F5_C28F_5C28_F5C3).high >> 2
+            let pair = Int(rest &- quotient &* 100) * 2
+            rest = quotient
+            end -= 2
+            base[end] = pairs[pair]
+            base[end + 1] = pairs[pair + 1]
         }
-        count += digits
+        if rest >= 10 {
+            base[end - 2] = pairs[Int(rest) * 2]
+            base[end - 1] = pairs[Int(rest) * 2 + 1]
+        } else {
+            base[end - 1] = UInt8(ascii: "0") + UInt8(rest)
+        }
+    }
+
+    /// "00", "01", … "99", one after the other.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// How many digits `value` has in decimal (1 to 20).
+    static func decimalDigits(_ value: UInt64) -> Int {
+        var digits = 1
+        var bound: UInt64 = 10
+        while value >= bound {
+            digits += 1
+            // 10^19 is the last power of ten a UInt64 holds.
+            guard digits < 20 else { break }
+            bound &*= 10
+        }
+        return digits
     }
 
     /// The bytes so far, and an empty buffer.

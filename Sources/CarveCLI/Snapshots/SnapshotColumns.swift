@@ -10,8 +10,10 @@ final class SnapshotRow: Sendable {
     private final class Listing: Sendable {
         let subvolumes: [Volume]
         let filesystem: Filesystem
+        /// `filesystem.mountpoint`, asked once: asked per row, it copied the filesystem.
+        let mountpoint: String
         init(_ subvolumes: [Volume], _ filesystem: Filesystem) {
-            self.subvolumes = subvolumes; self.filesystem = filesystem
+            self.subvolumes = subvolumes; self.filesystem = filesystem; mountpoint = filesystem.mountpoint
         }
     }
 
@@ -25,6 +27,7 @@ final class SnapshotRow: Sendable {
     /// Read in place (a borrow, not a copy) by every column.
     var snapshot: Volume { _read { yield listing.subvolumes[position] } }
     var filesystem: Filesystem { _read { yield listing.filesystem } }
+    var filesystemMountpoint: String { listing.mountpoint }
 
     private init(
         _ listing: Listing, at position: Int, sourceMountedPath: String?, timeZone: TimeZone,
@@ -72,7 +75,7 @@ final class SnapshotRow: Sendable {
     /// needs `KEY_base64` members (rare: such rows take the general JSON writer).
     var carriesBytes: Bool {
         func carries(_ text: String?) -> Bool { text.map(ByteText.carriesBytes) ?? false }
-        return carries(snapshot.path) || carries(snapshot.mountedPath) || carries(filesystem.mountpoint)
+        return carries(snapshot.path) || carries(snapshot.mountedPath) || carries(filesystemMountpoint)
             || carries(source) || carries(snapshot.metadata.config) || carries(snapshot.metadata.name)
             || carries(snapshot.metadata.description) || snapshot.mountpoints.contains(where: ByteText.carriesBytes)
             || snapshot.metadata.tags.contains(where: ByteText.carriesBytes)
@@ -135,8 +138,8 @@ enum SnapshotColumns {
         ),
         Column(
             "FILESYSTEM", help: "a mountpoint of the filesystem",
-            text: { row, _ in escapedForTable(row.filesystem.mountpoint) },
-            cells: { row, out in out.string(row.filesystem.mountpoint) }),
+            text: { row, _ in escapedForTable(row.filesystemMountpoint) },
+            cells: { row, out in out.string(row.filesystemMountpoint) }),
         Column(
             "FSTYPE", key: "filesystem_type", help: "btrfs, zfs or lvm-thin",
             text: { row, _ in row.filesystem.kind.rawValue },

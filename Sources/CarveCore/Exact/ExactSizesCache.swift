@@ -94,12 +94,17 @@ public struct ExactSizesCache: Sendable, Hashable {
         // subscripts, copied every (fat) subvolume and every cached tree.
         trees.withUnsafeBufferPointer { trees in
             subvolumes.withUnsafeBufferPointer { volumes in
+                // Both ascend by id most often: the tree after the last one found is tried
+                // before a bisection (whose steps each missed the cache, trees being large).
+                var next = 0
                 for volume in volumes.indices where volumes[volume].readOnly {
-                    guard let index = index(of: volumes[volume].id), !trees[index].isWritable,
-                        trees[index].generation == volumes[volume].generation,
+                    let id = volumes[volume].id
+                    guard let index = next < trees.count && trees[next].id == id ? next : index(of: id),
+                        !trees[index].isWritable, trees[index].generation == volumes[volume].generation,
                         trees[index].uuid == volumes[volume].uuid
                     else { continue }
-                    found[volumes[volume].id] = index
+                    found[id] = index
+                    next = index + 1
                 }
             }
         }
@@ -119,16 +124,18 @@ public struct ExactSizesCache: Sendable, Hashable {
         treeBytes.reserveCapacity(reused.count + carried.count)
         var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
+        // Most runs carry no writable tree over: ten thousand lookups in an empty table
+        // still hashed each id. A tree's fields are read in place (a copy of each cost more).
+        let carries = !carried.isEmpty
         for (position, id) in subvolumes.enumerated() {
-            if let index = carried[id] {
+            if carries, let index = carried[id] {
                 target[index] = position
                 if trees[index].hasInline { inline.append((id, trees[index].inlineBytes)) }
             }
             guard let index = reused[id] else { continue }
             target[index] = position
-            let tree = trees[index]
-            if tree.hasInline { inline.append((id, tree.inlineBytes)) }
-            treeBytes[id] = tree.treeBytes
+            if trees[index].hasInline { inline.append((id, trees[index].inlineBytes)) }
+            treeBytes[id] = trees[index].treeBytes
         }
         let translation = IndexTranslation(target)
         // Taken out first, so that the arrays have one owner and change in place.

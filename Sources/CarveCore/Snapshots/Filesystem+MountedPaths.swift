@@ -46,29 +46,31 @@ public struct MountReach: Sendable {
     /// See `Filesystem.mountedPath(ofTopLevelPath:besideItsOwnMounts:)`.
     public func mountedPath(ofTopLevelPath topLevelPath: String, besideItsOwnMounts: Bool = false) -> String? {
         let path = trimmingSlashes(topLevelPath)
-        var best: (rootLength: Int, mountpoint: String, rest: Substring)?
-        var own: String?
-        for mount in mounts {
-            let root = mount.root
-            let rest: Substring
-            if root.isEmpty {
-                rest = Substring(path)
-            } else if path == root {
-                if besideItsOwnMounts {
-                    own = own ?? mount.mountpoint
+        // Positions and lengths only while looking: holding the winner's strings (and
+        // copying each mount out of the array) retained and released them per subvolume.
+        var best: (position: Int, rootLength: Int)?
+        var own: Int?
+        mounts.withUnsafeBufferPointer { mounts in
+            for position in mounts.indices {
+                let rootLength = mounts[position].root.utf8.count
+                if rootLength > 0 && path == mounts[position].root {
+                    if besideItsOwnMounts {
+                        own = own ?? position
+                        continue
+                    }
+                } else if rootLength > 0 && !isInside(path, mounts[position].root) {
                     continue
                 }
-                rest = ""
-            } else if isInside(path, root) {
-                rest = Substring(path.utf8.dropFirst(root.utf8.count + 1))
-            } else {
-                continue
+                guard best.map({ rootLength > $0.rootLength }) ?? true else { continue }
+                best = (position, rootLength)
             }
-            guard best.map({ root.utf8.count > $0.rootLength }) ?? true else { continue }
-            best = (root.utf8.count, mount.mountpoint, rest)
         }
+        guard let best else { return own.map { mounts[$0].mountpoint } }
         // Joined once, for the mount that won.
-        return best.map { join($0.mountpoint, $0.rest) } ?? own
+        let rest =
+            best.rootLength == 0
+            ? Substring(path) : Substring(path.utf8.dropFirst(min(best.rootLength + 1, path.utf8.count)))
+        return join(mounts[best.position].mountpoint, rest)
     }
 
     /// See `Filesystem.mountpoints(ofSubvolume:path:)`.

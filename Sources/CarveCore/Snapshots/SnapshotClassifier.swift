@@ -50,13 +50,9 @@ public struct SnapshotClassifier: Sendable {
     /// Classifies in place (no second array of ten thousand subvolumes); returns the warnings.
     public func classify(_ subvolumes: inout [Volume]) -> [String] {
         // By index throughout: iterating by value copied every (fat) subvolume.
-        var byUUID: [String: Int] = [:]
-        byUUID.reserveCapacity(subvolumes.count)
+        var sources = SourceFinder()
         var parents = Set<UInt64>()
-        for index in subvolumes.indices {
-            byUUID[subvolumes[index].uuid] = index
-            parents.insert(subvolumes[index].parentID)
-        }
+        for index in subvolumes.indices { parents.insert(subvolumes[index].parentID) }
         let recognised = recogniseEach(subvolumes)
         var next = recognised.startIndex
         var warnings: [String] = []
@@ -67,7 +63,7 @@ public struct SnapshotClassifier: Sendable {
             if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
                 let source = lastSource.flatMap({ $0.uuid == parentUUID ? $0.position : nil })
                     ?? {
-                        let position = byUUID[parentUUID]
+                        let position = sources.position(of: parentUUID, in: subvolumes)
                         lastSource = (parentUUID, position)
                         return position
                     }()
@@ -76,21 +72,23 @@ public struct SnapshotClassifier: Sendable {
                 subvolumes[index].sourcePath = subvolumes[source].path
             }
             subvolumes[index].hasNestedSubvolumes = parents.contains(subvolumes[index].id)
-            var metadata: ManagerMetadata?
+            // The metadata is moved into place, not held as an optional beside it: a
+            // copy and a destruction of it for each of ten thousand plain subvolumes.
+            var managed = false
             if next < recognised.endIndex, recognised[next].index == index {
-                metadata = recognised[next].metadata
+                if let metadata = recognised[next].metadata {
+                    subvolumes[index].metadata = metadata
+                    managed = true
+                }
                 if let warning = recognised[next].warning { warnings.append(warning) }
                 next += 1
             }
-            if let metadata {
-                subvolumes[index].metadata = metadata
-            } else if subvolumes[index].metadata != .plain {
-                subvolumes[index].metadata = .plain
-            }
-            subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || metadata != nil
-            subvolumes[index].created = metadata?.created ?? subvolumes[index].otime
+            if !managed, !subvolumes[index].metadata.isPlain { subvolumes[index].metadata = .plain }
+            subvolumes[index].isSnapshot = subvolumes[index].parentUUID != nil || managed
+            let managerDate = managed ? subvolumes[index].metadata.created : nil
+            subvolumes[index].created = managerDate ?? subvolumes[index].otime
             // Only a manager's date can disagree: a plain volume is not copied to ask.
-            if metadata?.created != nil, let disagreement = Self.dateDisagreement(subvolumes[index]) {
+            if managerDate != nil, let disagreement = Self.dateDisagreement(subvolumes[index]) {
                 warnings.append(disagreement)
             }
         }
@@ -160,6 +158,37 @@ public struct SnapshotClassifier: Sendable {
     /// Why an owner's metadata file is not used.
     static func brokenWarning(_ path: String, _ reason: String) -> String {
         "cannot use \(path): \(reason); the snapshot is listed as plain"
+    }
+}
+
+/// The subvolume a parent UUID names. The first few UUIDs asked are found by a scan:
+/// most listings name a handful of sources (one per snapper config or btrbk subvolume),
+/// and hashing the UUID of each of ten thousand subvolumes into a table cost more than
+/// the rest of the classification. Past those, the table is built once.
+private struct SourceFinder {
+    private var scans = 0
+    private var byUUID: [String: Int]?
+
+    /// Scans before the table: each costs a compare per subvolume, the table a hash.
+    static let scansBeforeTable = 4
+
+    mutating func position(of uuid: String, in subvolumes: [Volume]) -> Int? {
+        if let byUUID { return byUUID[uuid] }
+        guard scans >= Self.scansBeforeTable else {
+            scans += 1
+            // The last of equal UUIDs, as the table (each UUID written over the one before) answers.
+            return subvolumes.withUnsafeBufferPointer { volumes in
+                for index in volumes.indices.reversed() where volumes[index].uuid == uuid { return index }
+                return nil
+            }
+        }
+        var table: [String: Int] = [:]
+        table.reserveCapacity(subvolumes.count)
+        subvolumes.withUnsafeBufferPointer { volumes in
+            for index in volumes.indices { table[volumes[index].uuid] = index }
+        }
+        byUUID = table
+        return table[uuid]
     }
 }
 

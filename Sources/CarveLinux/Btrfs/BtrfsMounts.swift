@@ -112,16 +112,23 @@ extension BtrfsMounts {
                 below[String(parent), default: []].append(mountpoint)
             }
         }
+        // A path of a length no such directory has is not hashed to be looked up: most
+        // snapshots hold no mount, and hashing each one's path cost more than the rest.
+        var lengths = [Bool](repeating: false, count: (below.keys.map(\.utf8.count).max() ?? 0) + 1)
+        for directory in below.keys { lengths[directory.utf8.count] = true }
         // Fields read in place, not each volume copied whole.
         for index in volumes.indices {
             var found: [String] = []
             func add(_ reach: String) {
-                guard reach != "/", let mounts = below[reach] else { return }
+                guard reach.utf8.count < lengths.count, lengths[reach.utf8.count], reach != "/",
+                    let mounts = below[reach]
+                else { return }
                 for mount in mounts where !found.contains(mount) { found.append(mount) }
             }
             if let path = volumes[index].mountedPath { add(path) }
             for path in volumes[index].mountpoints { add(path) }
-            volumes[index].mountsInside = found
+            // An empty list is left as the volume was made with it.
+            if !found.isEmpty || !volumes[index].mountsInside.isEmpty { volumes[index].mountsInside = found }
         }
     }
 }

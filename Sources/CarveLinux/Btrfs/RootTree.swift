@@ -103,16 +103,23 @@ struct RootTree {
         return try entries.withUnsafeBufferPointer { entries in
             try [Volume](unsafeUninitializedCapacity: entries.count) { volumes, count in
                 for position in entries.indices {
-                    guard let item = entries[position].item, item.references > 0,
+                    guard let references = entries[position].item?.references, references > 0,
                         let parentID = entries[position].backReference?.parentID,
                         let path = try paths.path(at: position)
                     else { continue }
+                    // The item's fields read where it is: bound to a name, the item was
+                    // copied (its strings retained) and destroyed for each subvolume.
+                    let entry = entries.baseAddress! + position
                     (volumes.baseAddress! + count).initialize(
                         to: Volume(
-                            id: entries[position].id, parentID: parentID, path: path, uuid: item.uuid ?? "",
-                            parentUUID: item.parentUUID, receivedUUID: item.receivedUUID, generation: item.generation,
-                            createdGeneration: item.createdGeneration, created: item.created, readOnly: item.readOnly,
-                            isSnapshot: false))
+                            id: entries[position].id, parentID: parentID, path: path,
+                            uuid: entry.pointee.item.unsafelyUnwrapped.uuid ?? "",
+                            parentUUID: entry.pointee.item.unsafelyUnwrapped.parentUUID,
+                            receivedUUID: entry.pointee.item.unsafelyUnwrapped.receivedUUID,
+                            generation: entry.pointee.item.unsafelyUnwrapped.generation,
+                            createdGeneration: entry.pointee.item.unsafelyUnwrapped.createdGeneration,
+                            created: entry.pointee.item.unsafelyUnwrapped.created,
+                            readOnly: entry.pointee.item.unsafelyUnwrapped.readOnly, isSnapshot: false))
                     count += 1
                 }
             }
@@ -170,6 +177,7 @@ struct RootTree {
         /// By entry position: nil not yet known, .some(nil) unreachable.
         private var paths: [String??]
         private var directoryPaths: [DirectoryKey: String] = [:]
+        private var lastDirectory: (key: DirectoryKey, path: String)?
 
         struct DirectoryKey: Hashable { var subvolume: UInt64; var directory: UInt64 }
 
@@ -244,9 +252,13 @@ struct RootTree {
         private mutating func directoryPath(_ directoryID: UInt64, in subvolume: UInt64) throws -> String {
             if directoryID == BtrfsKey.firstFreeObjectID { return "" }
             let key = DirectoryKey(subvolume: subvolume, directory: directoryID)
-            if let known = directoryPaths[key] { return known }
-            let found = try InodeLookup.path(of: directoryID, inTree: subvolume, through: directory)
+            // Snapshots of one directory come one after another (their ids in turn): the
+            // last directory answers most of them without hashing its key.
+            if let last = lastDirectory, last.key == key { return last.path }
+            let found =
+                try directoryPaths[key] ?? InodeLookup.path(of: directoryID, inTree: subvolume, through: directory)
             directoryPaths[key] = found
+            lastDirectory = (key, found)
             return found
         }
     }

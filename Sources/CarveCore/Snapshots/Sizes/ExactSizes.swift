@@ -126,12 +126,14 @@ extension VolumeListing {
     /// Fills each subvolume's exclusive and referenced bytes from `exact` (data only)
     /// and keeps `exact` for set questions.
     public mutating func attach(_ exact: ExactSizes) {
-        let exclusive = exact.map.exclusiveBytes()
-        let referenced = exact.map.referencedBytes()
+        // By the map's positions: one lookup a subvolume, where tables by id made and
+        // asked each cost four.
+        let exclusive = exact.map.exclusiveBytesByPosition()
+        let referenced = exact.map.referencedBytesByPosition()
         for index in subvolumes.indices {
-            let id = subvolumes[index].id
-            subvolumes[index].exclusive = exclusive[id] ?? 0
-            subvolumes[index].referenced = referenced[id] ?? 0
+            let position = exact.map.position(of: subvolumes[index].id)
+            subvolumes[index].exclusive = position.map { exclusive[$0] } ?? 0
+            subvolumes[index].referenced = position.map { referenced[$0] } ?? 0
         }
         self.exact = exact
         sizes = .exact

@@ -167,14 +167,24 @@ public struct ExtentMap: Sendable {
 
     /// Per subvolume id: on-disk bytes of the extents only it references (what
     /// deleting it alone frees). Every subvolume of the map has an entry.
-    public func exclusiveBytes() -> [UInt64: UInt64] {
-        var totals = [UInt64](repeating: 0, count: subvolumeIDs.count)
-        forEachExtent { key, set in if set.isSingle { totals[Int(set.lower)] += key.diskBytes } }
-        return byID(totals)
-    }
+    public func exclusiveBytes() -> [UInt64: UInt64] { byID(exclusiveBytesByPosition()) }
 
     /// Per subvolume id: on-disk bytes of every extent it references (each once).
-    public func referencedBytes() -> [UInt64: UInt64] {
+    public func referencedBytes() -> [UInt64: UInt64] { byID(referencedBytesByPosition()) }
+
+    /// Where subvolume `id` is in `subvolumeIDs`, if the map knows it.
+    public func position(of id: UInt64) -> Int? { indices[id].map(Int.init) }
+
+    /// `exclusiveBytes` by position in `subvolumeIDs`: no table of ten thousand ids made
+    /// for a caller that walks its own subvolumes.
+    public func exclusiveBytesByPosition() -> [UInt64] {
+        var totals = [UInt64](repeating: 0, count: subvolumeIDs.count)
+        forEachExtent { key, set in if set.isSingle { totals[Int(set.lower)] += key.diskBytes } }
+        return totals
+    }
+
+    /// `referencedBytes` by position in `subvolumeIDs`.
+    public func referencedBytesByPosition() -> [UInt64] {
         // A difference array over indices: each run adds its extent's bytes once.
         var delta = [Int64](repeating: 0, count: subvolumeIDs.count + 1)
         forEachExtent { key, set in
@@ -189,7 +199,7 @@ public struct ExtentMap: Sendable {
             running += delta[index]
             totals[index] = UInt64(running)
         }
-        return byID(totals)
+        return totals
     }
 
     /// On-disk bytes that deleting every subvolume in `ids` together frees: the
