@@ -124,8 +124,8 @@ public struct ExactSizesCache: Sendable, Hashable {
         treeBytes.reserveCapacity(reused.count + carried.count)
         var inline: [(UInt64, UInt64)] = []
         var target = [Int](repeating: -1, count: trees.count)
-        // Most runs carry no writable tree over: ten thousand lookups in an empty table
-        // still hashed each id. A tree's fields are read in place (a copy of each cost more).
+        // Most runs carry no writable tree over, and then that table is not asked. A
+        // tree's fields are read in place (a copy of each, three strings, cost more).
         let carries = !carried.isEmpty
         for (position, id) in subvolumes.enumerated() {
             if carries, let index = carried[id] {
