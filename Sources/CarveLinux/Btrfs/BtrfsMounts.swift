@@ -107,8 +107,13 @@ extension BtrfsMounts {
     /// One volume's `mountsInside`, right before its deletion: a prefix test per mount,
     /// with nothing built (a run deleting a thousand asks a thousand times).
     static func mounts(inside volume: Volume, in table: [MountEntry]) -> [String] {
+        mounts(below: volume.mountedPath, volume.mountpoints, in: table)
+    }
+
+    /// The mounts below a volume's mounted path and its own mountpoints.
+    static func mounts(below mountedPath: String?, _ mountpoints: [String], in table: [MountEntry]) -> [String] {
         var found: [String] = []
-        for reach in [volume.mountedPath].compactMap({ $0 }) + volume.mountpoints where reach != "/" {
+        for reach in [mountedPath].compactMap({ $0 }) + mountpoints where reach != "/" {
             for index in table.indices where table[index].mountpoint.utf8.count > reach.utf8.count + 1 {
                 let bytes = table[index].mountpoint.utf8
                 if bytes.starts(with: reach.utf8), bytes.dropFirst(reach.utf8.count).first == UInt8(ascii: "/"),
