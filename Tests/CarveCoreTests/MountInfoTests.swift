@@ -14,6 +14,18 @@ import Testing
         #expect(!entry.isReadOnly)
     }
 
+    @Test func superOptionsMatchTheWholeNameBeforeTheEqualsSign() {
+        let entry = MountEntry(
+            mountID: 1, parentID: 0, number: DeviceNumber(major: 0, minor: 1), root: "/", mountpoint: "/m",
+            options: [], fsType: "btrfs", source: "/dev/x",
+            superOptions: ["subvolid", "subvolidx=1", "subvolid=", "subvol=/a=b", "subvolid=300", "é=1", "label=é"])
+        #expect(entry.superOption("subvolid") == "")
+        #expect(entry.superOption("subvol") == "/a=b")
+        #expect(entry.superOption("subvolidx") == "1")
+        #expect(entry.superOption("é") == "1" && entry.superOption("label") == "é")
+        #expect(entry.superOption("sub") == nil && entry.superOption("") == nil && entry.superOption("absent") == nil)
+    }
+
     @Test func decodesOctalEscapesInPaths() throws {
         let line = #"40 29 7:0 / /mnt/with\040space\011tab\012newline\134back rw - ext4 /dev/loop0 rw"#
         let entry = try #require(try MountInfo.parse(line).first)

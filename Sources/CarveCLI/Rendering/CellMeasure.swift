@@ -1,3 +1,5 @@
+import CarveCore
+
 /// What a table's layout needs of one cell, found in one pass over its bytes: the
 /// columns it takes (`displayWidth`) and whether it holds a line break. Measured once:
 /// ten thousand rows were searched for line breaks and counted twice each, a byte at a time.
@@ -14,18 +16,14 @@ struct CellMeasure {
     }
 
     /// Whether the bytes are ASCII without "\r", and whether they hold "\n": eight bytes at
-    /// a time (the classic test for a zero byte, on the word xor'ed with each byte sought).
+    /// a time (`ByteWords`).
     static func scan(_ bytes: UnsafeRawBufferPointer) -> (plainASCII: Bool, lineBreak: Bool) {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
         var plain = true, lineBreak = false
-        func look(_ word: UInt64) {
-            if word & highs != 0 || hasZeroByte(word ^ (ones &* 0x0D)) { plain = false }
-            if hasZeroByte(word ^ (ones &* 0x0A)) { lineBreak = true }
-        }
         var offset = 0
         while offset + 8 <= bytes.count {
-            look(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 || ByteWords.bytes(word, equalTo: 0x0D) != 0 { plain = false }
+            if ByteWords.bytes(word, equalTo: 0x0A) != 0 { lineBreak = true }
             offset += 8
         }
         for byte in bytes[offset...] {

@@ -114,22 +114,23 @@ public struct TextTable {
         // line: splitting every cell of ten thousand rows cost more than listing them.
         var cellWidths: [UInt16] = []
         cellWidths.reserveCapacity(rows.count * headers.count)
-        for row in rows {
+        // Rows and cells by position: iterated by value, each row and cell was retained and released.
+        for row in rows.indices {
             let start = cellWidths.count
             var breaksLine = false
-            for cell in row {
-                let measure = CellMeasure(cell)
+            for cell in rows[row].indices {
+                let measure = CellMeasure(rows[row][cell])
                 cellWidths.append(measure.breaksLine ? .max : UInt16(clamping: measure.width))
                 breaksLine = breaksLine || measure.breaksLine
             }
             guard breaksLine else {
-                for (index, cell) in row.enumerated() {
+                for index in rows[row].indices {
                     let width = cellWidths[start + index]
-                    widths[index] = max(widths[index], width == .max ? displayWidth(cell) : Int(width))
+                    widths[index] = max(widths[index], width == .max ? displayWidth(rows[row][index]) : Int(width))
                 }
                 continue
             }
-            for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) }
+            for line in TextTable.physicalLines(rows[row]) { TextTable.widen(&widths, to: line) }
         }
         for index in widths.indices {
             let header = displayWidth(headers[index])
@@ -147,13 +148,13 @@ public struct TextTable {
             for line in headerLines { write(line, widths: widths, to: &out) }
         }
         var start = 0
-        for row in rows {
-            let measured = cellWidths[start..<start + row.count]
-            start += row.count
-            if measured.contains(.max) && TextTable.breaksLine(row) {
-                for line in TextTable.physicalLines(row) { write(line, widths: widths, to: &out) }
+        for row in rows.indices {
+            let measured = cellWidths[start..<start + rows[row].count]
+            start += rows[row].count
+            if measured.contains(.max) && TextTable.breaksLine(rows[row]) {
+                for line in TextTable.physicalLines(rows[row]) { write(line, widths: widths, to: &out) }
             } else {
-                write(row, widths: widths, measured: measured, to: &out)
+                write(rows[row], widths: widths, measured: measured, to: &out)
             }
             if out.count >= chunk {
                 out.withUnsafeBytes(emit)
@@ -168,17 +169,17 @@ public struct TextTable {
         _ line: [String], widths: [Int], measured: ArraySlice<UInt16>? = nil, to out: inout [UInt8]
     ) {
         let start = out.count
-        for (index, cell) in line.enumerated() {
-            let known = measured.map { $0[$0.startIndex + index] }
-            let gap = widths[index] - (known.map { $0 == .max ? displayWidth(cell) : Int($0) } ?? displayWidth(cell))
+        for index in line.indices {
+            let known = measured.map { Int($0[$0.startIndex + index]) } ?? Int(UInt16.max)
+            let gap = widths[index] - (known == Int(UInt16.max) ? displayWidth(line[index]) : known)
             let last = index == line.count - 1
-            if last && cell.isEmpty && padsTrailingCells {
+            if last && line[index].isEmpty && padsTrailingCells {
                 // lsblk pads every cell but an empty last one.
             } else if rightAligned[index] {
                 TextTable.appendSpaces(gap, to: &out)
-                TextTable.append(cell, to: &out)
+                TextTable.append(line[index], to: &out)
             } else {
-                TextTable.append(cell, to: &out)
+                TextTable.append(line[index], to: &out)
                 if !last { TextTable.appendSpaces(gap, to: &out) }
             }
             if !last { out.append(UInt8(ascii: " ")) }
@@ -218,9 +219,11 @@ extension TextTable {
     /// True when a cell of `row` holds a line break.
     static func breaksLine(_ row: [String]) -> Bool { row.contains { CellMeasure($0).breaksLine } }
 
+    /// The cell's own bytes lent, not a copy of the string made contiguous.
     static func append(_ cell: String, to out: inout [UInt8]) {
-        var cell = cell
-        cell.withUTF8 { out.append(contentsOf: $0) }
+        if cell.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+            out.append(contentsOf: cell.utf8)
+        }
     }
 }
 

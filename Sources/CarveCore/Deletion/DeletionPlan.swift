@@ -65,27 +65,40 @@ public struct DeletionPlan: Sendable {
     public static func make(
         selected: [PlannedSnapshot], rules: DeletionRules, notes: [String] = [], listings: [VolumeListing] = []
     ) -> DeletionPlan {
-        var seen = Set<SnapshotKey>()
+        // Read in place and moved, not copied: a planned snapshot holds some thirty
+        // references, and a thousand named ones were copied five times each.
+        var seen = Set<SnapshotKey>(minimumCapacity: selected.count)
+        var namedKeys = Set<SnapshotKey>()
         var unique: [PlannedSnapshot] = []
-        for snapshot in selected where seen.insert(snapshot.key).inserted {
-            unique.append(snapshot)
+        unique.reserveCapacity(selected.count)
+        for index in selected.indices {
+            let key = selected[index].key
+            // A snapshot named and selected at once is named: its refusal is a failure.
+            if selected[index].named { namedKeys.insert(key) }
+            if seen.insert(key).inserted { unique.append(selected[index]) }
         }
-        // A snapshot named and selected at once is named: its refusal is a failure.
-        let namedKeys = Set(selected.filter(\.named).map(\.key))
-        for index in unique.indices where namedKeys.contains(unique[index].key) { unique[index].named = true }
+        for index in unique.indices where !unique[index].named && namedKeys.contains(unique[index].key) {
+            unique[index].named = true
+        }
         unique.sort(by: olderFirst)
         let nesting = rules.recursive ? NestedVolumes(listings) : nil
-        var plan = DeletionPlan(toDelete: [], notes: notes)
-        for snapshot in unique {
+        let protections = unique.indices.map { index in
             let nested =
-                snapshot.subvolume.hasNestedSubvolumes
-                ? nesting?.below(snapshot.subvolume, on: snapshot.filesystem) ?? [] : []
-            let protections = rules.protections(
-                of: snapshot.subvolume, on: snapshot.filesystem, named: snapshot.named, nested: nested)
-            if protections.isEmpty {
-                plan.toDelete.append(snapshot)
-            } else {
-                plan.protected.append(ProtectedSnapshot(snapshot: snapshot, protections: protections))
+                unique[index].subvolume.hasNestedSubvolumes
+                ? nesting?.below(unique[index].subvolume, on: unique[index].filesystem) ?? [] : []
+            return rules.protections(
+                of: unique[index].subvolume, on: unique[index].filesystem, named: unique[index].named, nested: nested)
+        }
+        var plan = DeletionPlan(toDelete: [], notes: notes)
+        if protections.allSatisfy({ $0.isEmpty }) {
+            plan.toDelete = consume unique
+        } else {
+            for index in unique.indices {
+                if protections[index].isEmpty {
+                    plan.toDelete.append(unique[index])
+                } else {
+                    plan.protected.append(ProtectedSnapshot(snapshot: unique[index], protections: protections[index]))
+                }
             }
         }
         plan.notes += plan.unseenNotes

@@ -66,7 +66,15 @@ public struct DeleteRequest: Sendable {
         let resolver = SnapshotResolver(
             backend: backend, listings: listings, scoped: !filesystems.isEmpty, located: located)
         var selected: [PlannedSnapshot] = []
-        for name in names { selected += try resolver.resolve(name) }
+        selected.reserveCapacity(names.count + ids.count)
+        for name in names {
+            // A path names one snapshot: appended as it is, not through an array of one.
+            if case .path(let path) = name {
+                selected.append(try resolver.resolve(path: path))
+            } else {
+                selected += try resolver.resolve(name)
+            }
+        }
         for id in ids { selected.append(try resolver.resolve(id: id)) }
         var pairNotes: [String] = [], kept: [KeptSnapshot] = []
         if usesSelection {
@@ -86,6 +94,10 @@ public struct DeleteRequest: Sendable {
         plan.finish(from: listings, kept: kept)
         if estimateWanted { plan.measureReclaim(with: backend) }
         plan.sizesSkipped = skipSizes && listings.contains { $0.sizes == .none }
+        // Freed at exit, not here: a thousand named snapshots among thousands listed took
+        // longer to destroy than to resolve.
+        FreedAtExit.keep(listings)
+        FreedAtExit.keep(selected)
         return plan
     }
 }

@@ -129,6 +129,7 @@ public struct DeletionSession {
         let deleter = SnapshotDeleter(backend: backend, rules: rules, owners: owners)
         let snapshots = plan.toDelete
         var report = DeletionReport()
+        report.outcomes.reserveCapacity(snapshots.count)
         // Snapshots one call deletes together (a ZFS dataset's) go as one batch: see
         // `SnapshotDeleter.batch`. `taken`: tried already, in this batch or an earlier one.
         var taken = [Bool](repeating: false, count: snapshots.count)
@@ -145,6 +146,12 @@ public struct DeletionSession {
             }
             let batch = deleter.batch(of: snapshots, from: head, skipping: taken)
             for position in batch { taken[position] = true }
+            if batch.count == 1 {
+                // One snapshot (every btrfs one): no array of one made for it, nor for its outcome.
+                report.outcomes.append(deleter.delete(snapshots[head]))
+                hooks.outcome(report.outcomes[report.outcomes.count - 1], report.outcomes.count, snapshots.count)
+                continue
+            }
             for outcome in deleter.delete(batch: batch.map { snapshots[$0] }) {
                 report.outcomes.append(outcome)
                 hooks.outcome(outcome, report.outcomes.count, snapshots.count)

@@ -15,16 +15,16 @@ extension SnapshotDeleter {
     /// kept within the batch), so a dataset's snapshots go together although the plan
     /// orders every dataset's snapshots by date. Only `start` when the backend cannot batch.
     func batch(of snapshots: [PlannedSnapshot], from start: Int, skipping taken: [Bool]) -> [Int] {
-        guard let batches = backend as? any SnapshotBatchDeleting, isBatchable(snapshots[start]),
+        guard let batches, isBatchable(snapshots[start]),
             let key = batches.batchKey(of: snapshots[start].subvolume, on: snapshots[start].filesystem)
         else { return [start] }
         var positions = [start]
         // A window of the plan, so a batch never scans ten thousand snapshots for one more.
         for position in (start + 1)..<min(snapshots.count, start + 4 * Self.batchLimit)
         where positions.count < Self.batchLimit && !taken[position] {
-            let candidate = snapshots[position]
-            if candidate.filesystem.uuid == snapshots[start].filesystem.uuid, isBatchable(candidate),
-                batches.batchKey(of: candidate.subvolume, on: candidate.filesystem) == key
+            if snapshots[position].filesystem.uuid == snapshots[start].filesystem.uuid,
+                isBatchable(snapshots[position]),
+                batches.batchKey(of: snapshots[position].subvolume, on: snapshots[position].filesystem) == key
             {
                 positions.append(position)
             }
@@ -41,7 +41,7 @@ extension SnapshotDeleter {
 
     /// Deletes a batch made by `batch(of:from:skipping:)`: one outcome per snapshot, in order.
     public func delete(batch: [PlannedSnapshot]) -> [DeletionOutcome] {
-        guard batch.count > 1, let batches = backend as? any SnapshotBatchDeleting, let first = batch.first else {
+        guard batch.count > 1, let batches, let first = batch.first else {
             return batch.map(delete)
         }
         let filesystem = first.filesystem

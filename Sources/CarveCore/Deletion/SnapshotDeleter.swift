@@ -82,11 +82,14 @@ public struct SnapshotDeleter: Sendable {
     public let rules: DeletionRules
     /// What the owners keep beside their snapshots (markers, metadata).
     public let owners: any OwnerHousekeeping
+    /// The backend as one that deletes in batches, when it is: cast once, not per snapshot.
+    let batches: (any SnapshotBatchDeleting)?
 
     /// `owners` nil: the backend's own when it keeps them too (a fake), else none.
     public init(backend: any SnapshotBackend, rules: DeletionRules, owners: (any OwnerHousekeeping)? = nil) {
         self.backend = backend; self.rules = rules
         self.owners = owners ?? (backend as? any OwnerHousekeeping) ?? NoOwnerHousekeeping()
+        batches = backend as? any SnapshotBatchDeleting
     }
 
     /// Deletes one snapshot if its current state allows it, then its manager metadata.

@@ -105,13 +105,15 @@ public struct SnapshotResolver: Sendable {
             let index = listings.firstIndex(where: { $0.filesystem.uuid == location.filesystem.uuid }),
             let position = positions[index][location.volumeID]
         else { return nil }
-        let listing = listings[index]
-        let subvolume = listing.subvolumes[position]
+        // Read where it is, copied once into the plan: bound to names, the listing and the
+        // subvolume were copied (some thirty references each) for every named path.
         guard
-            subvolume.mountedPath == absolute
-                || Self.paths(of: subvolume, through: listing.filesystem).contains(absolute)
+            listings[index].subvolumes[position].mountedPath == absolute
+                || Self.paths(of: listings[index].subvolumes[position], through: listings[index].filesystem)
+                    .contains(absolute)
         else { return nil }
-        return PlannedSnapshot(subvolume: subvolume, filesystem: listing.filesystem, named: true)
+        return PlannedSnapshot(
+            subvolume: listings[index].subvolumes[position], filesystem: listings[index].filesystem, named: true)
     }
 
     func resolve(config: String, numbers: ClosedRange<Int>) throws -> [PlannedSnapshot] {
@@ -194,12 +196,16 @@ public struct SnapshotResolver: Sendable {
 }
 
 /// True for a path `absolute` leaves as it is: from the root, with no empty, `.` or `..`
-/// component and no trailing slash. One pass over the bytes, for a thousand named paths.
+/// component and no trailing slash. One pass over the string's own bytes, for a
+/// thousand named paths: through the generic UTF8View each byte cost a call.
 private func isNormalAbsolute(_ path: String) -> Bool {
+    path.utf8.withContiguousStorageIfAvailable(isNormalAbsolute) ?? isNormalAbsolute(Array(path.utf8))
+}
+
+private func isNormalAbsolute(_ bytes: some Collection<UInt8>) -> Bool {
     var previous = UInt8(0), beforePrevious = UInt8(0), third = UInt8(0)
     let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-    var count = 0
-    for byte in path.utf8 {
+    for byte in bytes {
         if byte == slash {
             // "//", "/./" and "/../" end here.
             if previous == slash || (previous == dot && beforePrevious == slash)
@@ -209,10 +215,9 @@ private func isNormalAbsolute(_ path: String) -> Bool {
             }
         }
         third = beforePrevious; beforePrevious = previous; previous = byte
-        count += 1
     }
-    guard path.utf8.first == slash else { return false }
-    if count == 1 { return true }
+    guard bytes.first == slash else { return false }
+    if bytes.count == 1 { return true }
     // A trailing "/", "/." or "/..".
     return
         !(previous == slash || (previous == dot && beforePrevious == slash)

@@ -25,9 +25,16 @@ public struct MountEntry: Sendable, Hashable, Codable {
     }
 
     /// The value of a per-superblock option such as `subvolid`, or nil.
+    /// Compared byte by byte, with no "name=" made: a deletion run asks each btrfs mount's
+    /// `subvolid` again before every snapshot.
     public func superOption(_ name: String) -> String? {
-        for option in superOptions where option.hasPrefix(name + "=") {
-            return String(option.dropFirst(name.count + 1))
+        let length = name.utf8.count
+        for option in superOptions where option.utf8.count > length {
+            let bytes = option.utf8
+            guard bytes.starts(with: name.utf8),
+                bytes[bytes.index(bytes.startIndex, offsetBy: length)] == UInt8(ascii: "=")
+            else { continue }
+            return String(decoding: bytes.dropFirst(length + 1), as: UTF8.self)
         }
         return nil
     }

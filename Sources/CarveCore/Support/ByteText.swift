@@ -104,17 +104,9 @@ public enum ByteText {
         return lead && text.unicodeScalars.contains { $0.value >= firstCarried }
     }
 
-    /// True when a byte is 0xF4, the lead byte of every carried scalar (SWAR zero-byte test).
+    /// True when a byte is 0xF4, the lead byte of every carried scalar.
     static func containsLeadByte(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080,
-            leads: UInt64 = 0xF4F4_F4F4_F4F4_F4F4
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ leads
-            if (word &- ones) & ~word & highs != 0 { return true }
-            offset += 8
-        }
-        return bytes[offset...].contains(0xF4)
+        ByteWords.any(in: bytes, { ByteWords.bytes($0, equalTo: 0xF4) }, tail: { $0 == 0xF4 })
     }
 
     /// The byte a reserved scalar stands for, or nil for an ordinary scalar.

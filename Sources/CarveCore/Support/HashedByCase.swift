@@ -7,13 +7,15 @@
 public protocol HashedByCase: RawRepresentable, Hashable {}
 
 extension HashedByCase {
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.caseIndex == rhs.caseIndex }
-    public func hash(into hasher: inout Hasher) { hasher.combine(caseIndex) }
+    // Inlinable: other modules compare cases in their inner loops (a listing asks each
+    // row's filesystem kind several times), and a call each cost more than the compare.
+    @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.caseIndex == rhs.caseIndex }
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(caseIndex) }
     // Sets and dictionaries ask this one, not hash(into:); RawRepresentable's would hash the text.
-    public func _rawHashValue(seed: Int) -> Int { Int(caseIndex)._rawHashValue(seed: seed) }
+    @inlinable public func _rawHashValue(seed: Int) -> Int { Int(caseIndex)._rawHashValue(seed: seed) }
 
     /// The case's index in declaration order.
-    var caseIndex: UInt8 {
+    @inlinable var caseIndex: UInt8 {
         withUnsafeBytes(of: self) { bytes in bytes.count == 1 ? bytes[0] : 0 }
     }
 }

@@ -32,18 +32,33 @@ enum BtrfsMounts {
         )
     }
 
-    /// A filesystem UUID's four big-endian 32-bit words, as btrfs_statfs reads the fsid.
+    /// A filesystem UUID's four big-endian 32-bit words, as btrfs_statfs reads the fsid;
+    /// nil unless it is 32 hex digits (dashes anywhere). Read from the bytes: `locate`
+    /// asks it for each named path, and a filter and four Strings made each thousand
+    /// names cost more than the statfs calls.
     static func fsidWords(_ uuid: String) -> (UInt32, UInt32, UInt32, UInt32)? {
-        let hex = uuid.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard hex.count == 32 else { return nil }
-        var words: [UInt32] = []
-        for start in stride(from: 0, to: 32, by: 8) {
-            guard let word = UInt32(String(decoding: hex[start..<start + 8], as: UTF8.self), radix: 16) else {
-                return nil
+        var words: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        var digits = 0
+        for byte in uuid.utf8 where byte != UInt8(ascii: "-") {
+            guard digits < 32, let value = hexValue(byte) else { return nil }
+            switch digits / 8 {
+            case 0: words.0 = words.0 << 4 | value
+            case 1: words.1 = words.1 << 4 | value
+            case 2: words.2 = words.2 << 4 | value
+            default: words.3 = words.3 << 4 | value
             }
-            words.append(word)
+            digits += 1
         }
-        return (words[0], words[1], words[2], words[3])
+        return digits == 32 ? words : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
     }
 
     static func fsid(of path: String) throws -> String {
@@ -73,24 +88,38 @@ extension BtrfsMounts {
     /// or a bind mount of a path in it: the btrfs mounts that share the device number
     /// of the filesystem's own mounts and carry `subvolid=id`.
     static func mountpoints(ofSubvolume id: UInt64, on filesystem: Filesystem, in table: [MountEntry]) -> [String] {
-        let btrfs = table.filter { $0.fsType == "btrfs" }
-        let ours = Set(filesystem.mounts.map(\.mountpoint))
-        let numbers = Set(btrfs.filter { ours.contains($0.mountpoint) }.map(\.number))
-        return btrfs.filter { numbers.contains($0.number) && $0.superOption("subvolid").flatMap(UInt64.init) == id }
-            .map(\.mountpoint)
+        // Two passes over the table by position, nothing built but the answer: asked again
+        // right before each deletion, the sets and filtered tables (and each entry copied
+        // out, its strings retained) cost more than the call.
+        var numbers: [DeviceNumber] = []
+        for index in table.indices where table[index].fsType == "btrfs" && !numbers.contains(table[index].number) {
+            if filesystem.mounts.contains(where: { $0.mountpoint == table[index].mountpoint }) {
+                numbers.append(table[index].number)
+            }
+        }
+        var found: [String] = []
+        for index in table.indices where table[index].fsType == "btrfs" && numbers.contains(table[index].number) {
+            if table[index].superOption("subvolid").flatMap(UInt64.init) == id { found.append(table[index].mountpoint) }
+        }
+        return found
     }
 
     /// One volume's `mountsInside`, right before its deletion: a prefix test per mount,
     /// with nothing built (a run deleting a thousand asks a thousand times).
     static func mounts(inside volume: Volume, in table: [MountEntry]) -> [String] {
+        mounts(below: volume.mountedPath, volume.mountpoints, in: table)
+    }
+
+    /// The mounts below a volume's mounted path and its own mountpoints.
+    static func mounts(below mountedPath: String?, _ mountpoints: [String], in table: [MountEntry]) -> [String] {
         var found: [String] = []
-        for reach in [volume.mountedPath].compactMap({ $0 }) + volume.mountpoints where reach != "/" {
-            for entry in table where entry.mountpoint.utf8.count > reach.utf8.count + 1 {
-                let bytes = entry.mountpoint.utf8
+        for reach in [mountedPath].compactMap({ $0 }) + mountpoints where reach != "/" {
+            for index in table.indices where table[index].mountpoint.utf8.count > reach.utf8.count + 1 {
+                let bytes = table[index].mountpoint.utf8
                 if bytes.starts(with: reach.utf8), bytes.dropFirst(reach.utf8.count).first == UInt8(ascii: "/"),
-                    !found.contains(entry.mountpoint)
+                    !found.contains(table[index].mountpoint)
                 {
-                    found.append(entry.mountpoint)
+                    found.append(table[index].mountpoint)
                 }
             }
         }

@@ -33,6 +33,8 @@ public final class ProcVolumeHolders: VolumeHolders {
         var commands: [Int32: String] = [:]
         /// Each filesystem's device numbers as mount tables show them, once looked up.
         var filesystemNumbers: [String: Set<DeviceNumber>] = [:]
+        /// What `unseen` found for each filesystem in this look: asked for every snapshot.
+        var unseenByFilesystem: [String: UnseenProcesses?] = [:]
         /// The first look, started by `prefetch` and not yet taken.
         var pending: Background<ProcessLook>?
         /// The named paths' devices, started by `prefetch(devicesOf:)` and not yet taken.
@@ -80,15 +82,21 @@ public final class ProcVolumeHolders: VolumeHolders {
             if let pending = state.pending {
                 state.look = pending.value
                 state.pending = nil
+                state.unseenByFilesystem = [:]
             }
             if let pending = state.pendingDevices {
-                state.devices.merge(pending.value) { known, _ in known }
+                if state.devices.isEmpty {
+                    state.devices = pending.value
+                } else {
+                    state.devices.merge(pending.value) { known, _ in known }
+                }
                 state.pendingDevices = nil
             }
             if state.readAt == nil || (recheck && Self.now() - state.readAt! > recheckAfter) {
                 state.look = ProcessScan(host: host).look()
                 state.readAt = Self.now()
                 state.commands = [:]
+                state.unseenByFilesystem = [:]
             }
             let device: UInt64?
             if let known = state.devices[path] {
@@ -105,6 +113,13 @@ public final class ProcVolumeHolders: VolumeHolders {
 
     /// The processes carve could not look into that might hold something on `filesystem`.
     private func unseen(on filesystem: Filesystem, _ state: inout State) -> UnseenProcesses? {
+        if let known = state.unseenByFilesystem[filesystem.uuid] { return known }
+        let found = lookForUnseen(on: filesystem, &state)
+        state.unseenByFilesystem[filesystem.uuid] = .some(found)
+        return found
+    }
+
+    private func lookForUnseen(on filesystem: Filesystem, _ state: inout State) -> UnseenProcesses? {
         if let blind = state.look.blind { return UnseenProcesses(processes: [], cause: blind) }
         guard !state.look.unseen.isEmpty else { return nil }
         let numbers: Set<DeviceNumber>

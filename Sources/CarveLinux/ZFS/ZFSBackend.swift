@@ -69,7 +69,8 @@ public struct ZFSBackend: SnapshotBackend {
     /// that does not answer), a relative name that is no file, if no other backend takes
     /// it (LVM's `vg0/pool`): its error then says why.
     public func claims(_ name: String) -> NameClaim {
-        guard !name.hasPrefix("/"), !name.isEmpty else { return .no }
+        // The first byte, not hasPrefix: every named path is asked.
+        guard let first = name.utf8.first, first != UInt8(ascii: "/") else { return .no }
         guard let known = try? pools.value({ try readPools() }) else {
             return name.contains("@") || !Files.exists(name) ? .ifNothingElse : .no
         }

@@ -1,6 +1,8 @@
 /// What kind of storage holds a filesystem's snapshots; it chooses the backend
 /// (`SnapshotBackendRegistry.backend(for:)`), as snapper's `Filesystem::create` does.
-public enum FilesystemKind: String, Sendable, Hashable, Codable, CaseIterable {
+/// Hashed by its case (`HashedByCase`): the registry looks a backend up by kind for
+/// every snapshot a run deletes, and the text's hash cost more than the lookup.
+public enum FilesystemKind: String, Sendable, HashedByCase, Codable, CaseIterable {
     case btrfs
     /// LVM thin volumes of one thin pool (`VG/POOL`).
     case lvmThin = "lvm-thin"

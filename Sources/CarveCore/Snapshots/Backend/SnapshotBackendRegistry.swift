@@ -83,15 +83,23 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         throw claimed ?? first ?? RuntimeError("\(path): carve has no snapshot backend")
     }
 
-    public func claims(_ name: String) -> NameClaim { listers.map { $0.backend.claims(name) }.max() ?? .no }
+    /// The strongest claim of any backend; asked once per named path, so no array is made for it.
+    public func claims(_ name: String) -> NameClaim {
+        var claim = NameClaim.no
+        for lister in listers { claim = max(claim, lister.backend.claims(name)) }
+        return claim
+    }
 
     public func resolvedPath(_ path: String) -> String? { paths.resolvedPath(path) }
     public var workingDirectory: String { paths.workingDirectory }
 
     public func locate(_ path: String, among filesystems: [Filesystem]) -> VolumeLocation? {
-        for lister in listers {
-            let own = filesystems.filter { $0.kind == lister.kind }
-            if !own.isEmpty, let location = lister.backend.locate(path, among: own) { return location }
+        for lister in listers where filesystems.contains(where: { $0.kind == lister.kind }) {
+            // Asked once per named path: the filesystems are copied only when other kinds are mixed in.
+            let own =
+                filesystems.allSatisfy { $0.kind == lister.kind }
+                ? filesystems : filesystems.filter { $0.kind == lister.kind }
+            if let location = lister.backend.locate(path, among: own) { return location }
         }
         return nil
     }

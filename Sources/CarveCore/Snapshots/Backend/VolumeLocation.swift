@@ -16,6 +16,7 @@ public struct LocatedPaths: Sendable {
 
     /// Locates each absolute path among `filesystems`; a path carve cannot place stays out.
     public init(_ paths: [String], backend: any SnapshotBackend, among filesystems: [Filesystem]) {
+        locations.reserveCapacity(paths.count)
         for path in paths where locations[path] == nil {
             if let location = backend.locate(path, among: filesystems) { locations[path] = location }
         }

@@ -14,10 +14,14 @@ extension BtrfsSnapshotBackend {
     /// listing opened the filesystem (`roots`) and holds it open, and btrfs hands a freed id
     /// out again only to a filesystem mounted afresh.
     public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
-        var current = subvolume
         let table = try mountTable.mounts()
-        current.mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: table)
-        current.mountsInside = BtrfsMounts.mounts(inside: current, in: table)
+        let mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: table)
+        let inside = BtrfsMounts.mounts(below: subvolume.mountedPath, mountpoints, in: table)
+        // Copied once, when all is known: asked of the copy while it was filled, the
+        // subvolume (some thirty references) was copied again, per snapshot deleted.
+        var current = subvolume
+        current.mountpoints = mountpoints
+        current.mountsInside = inside
         return current
     }
 
