@@ -85,6 +85,23 @@ import Testing
             ], "a refresh reads afresh, however recent the last read")
     }
 
+    /// What a look could not see is kept per filesystem for the snapshots of one run, and
+    /// a look read again (before a deletion) decides afresh: a /proc gone unreadable since
+    /// leaves the volume unseen, not as the last read found it.
+    @Test func aRecheckThatCannotSeeIsNotAnsweredByTheLastRead() throws {
+        let target = try Integration.makeScratchDirectory()
+        let root = try Integration.makeTree(["proc/100/comm": "sleep\n"], links: ["proc/100/cwd": "/proc"])
+        defer { for path in [target, root] { try? FileManager.default.removeItem(atPath: path) } }
+        let holders = ProcVolumeHolders(host: HostRoot(root), recheckAfter: 0)
+        let first = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: false)
+        #expect(first.unseen?.cause.hasPrefix("cannot read /proc: ") != true, "\(String(describing: first.unseen))")
+        try FileManager.default.removeItem(atPath: root + "/proc")
+        for recheck in [true, false] {
+            let again = holders.holders(of: volume(at: target), on: F.filesystem(), recheck: recheck)
+            #expect(again.unseen?.cause.hasPrefix("cannot read /proc: ") == true, "\(String(describing: again.unseen))")
+        }
+    }
+
     @Test func noProcDirectoryLeavesEveryVolumeUnseen() throws {
         let root = try Integration.makeScratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
