@@ -41,7 +41,9 @@ import Testing
                 ["/mnt/snaps/a/proc", "/mnt/snaps/a/proc/sys"], ["/mnt/snaps/ab/dev"], [], ["/elsewhere/c/run"], [],
             ])
         for (volume, marked) in zip(volumes, listed) {
-            #expect(BtrfsMounts.mounts(inside: volume, in: table) == marked.mountsInside, "\(volume.path)")
+            #expect(
+                BtrfsMounts.mounts(below: volume.mountedPath, volume.mountpoints, in: table) == marked.mountsInside,
+                "\(volume.path)")
         }
     }
 }

@@ -106,11 +106,7 @@ extension BtrfsMounts {
 
     /// One volume's `mountsInside`, right before its deletion: a prefix test per mount,
     /// with nothing built (a run deleting a thousand asks a thousand times).
-    static func mounts(inside volume: Volume, in table: [MountEntry]) -> [String] {
-        mounts(below: volume.mountedPath, volume.mountpoints, in: table)
-    }
-
-    /// The mounts below a volume's mounted path and its own mountpoints.
+    /// Given the volume's mounted path and its own mountpoints, as read right then.
     static func mounts(below mountedPath: String?, _ mountpoints: [String], in table: [MountEntry]) -> [String] {
         var found: [String] = []
         for reach in [mountedPath].compactMap({ $0 }) + mountpoints where reach != "/" {
@@ -127,7 +123,7 @@ extension BtrfsMounts {
     }
 
     /// Fills each volume's `mountsInside`: the mountpoints in `table` that lie below
-    /// its mounted path or below a mount of its own, in the order `mounts(inside:in:)`
+    /// its mounted path or below a mount of its own, in the order `mounts(below:_:in:)`
     /// names them. The directories above each mount are gathered once (the mounts times
     /// their depth), then each volume's paths are looked up there: one lookup per path.
     /// A volume mounted at `/` holds every mount; the rule for `/` covers it.
