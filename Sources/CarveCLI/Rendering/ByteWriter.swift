@@ -137,6 +137,11 @@ final class ByteWriter {
         count += body(UnsafeMutableBufferPointer(start: base + count, count: maximum))
     }
 
+    /// Drops the spaces at the end, back to the first `start` bytes at most.
+    func dropTrailingSpaces(downTo start: Int) {
+        while count > start && base[count - 1] == UInt8(ascii: " ") { count -= 1 }
+    }
+
     /// Drops what was written after the first `count` bytes.
     func truncate(to count: Int) {
         precondition(count <= self.count)

@@ -114,23 +114,26 @@ public struct TextTable {
         // line: splitting every cell of ten thousand rows cost more than listing them.
         var cellWidths: [UInt16] = []
         cellWidths.reserveCapacity(rows.count * headers.count)
-        // Rows and cells by position: iterated by value, each row and cell was retained and released.
-        for row in rows.indices {
-            let start = cellWidths.count
-            var breaksLine = false
-            for cell in rows[row].indices {
-                let measure = CellMeasure(rows[row][cell])
-                cellWidths.append(measure.breaksLine ? .max : UInt16(clamping: measure.width))
-                breaksLine = breaksLine || measure.breaksLine
-            }
-            guard breaksLine else {
-                for index in rows[row].indices {
-                    let width = cellWidths[start + index]
-                    widths[index] = max(widths[index], width == .max ? displayWidth(rows[row][index]) : Int(width))
+        // Rows and cells in place: iterated by value, each row and cell was retained and released.
+        rows.withUnsafeBufferPointer { rows in
+            for row in rows {
+                let start = cellWidths.count
+                let breaksLine = row.withUnsafeBufferPointer { cells in
+                    var breaksLine = false
+                    for cell in cells {
+                        let measure = CellMeasure(cell)
+                        cellWidths.append(measure.breaksLine ? .max : UInt16(clamping: measure.width))
+                        breaksLine = breaksLine || measure.breaksLine
+                    }
+                    guard !breaksLine else { return true }
+                    for index in cells.indices {
+                        let width = cellWidths[start + index]
+                        widths[index] = max(widths[index], width == .max ? displayWidth(cells[index]) : Int(width))
+                    }
+                    return false
                 }
-                continue
+                if breaksLine { for line in TextTable.physicalLines(row) { TextTable.widen(&widths, to: line) } }
             }
-            for line in TextTable.physicalLines(rows[row]) { TextTable.widen(&widths, to: line) }
         }
         for index in widths.indices {
             let header = displayWidth(headers[index])
@@ -140,33 +143,36 @@ public struct TextTable {
                 widths[index] < header ? header : widths[index] < hint && header < hint ? hint : widths[index]
         }
         // Written as bytes into one buffer: a String grown piece by piece, with a padding
-        // String per cell, cost several times the listing.
-        var out: [UInt8] = []
+        // String per cell, cost several times the listing. Rows and cells are read in
+        // place (through their buffers), not retained and released one by one.
         let chunk = 1 << 16
-        out.reserveCapacity(chunk + widths.reduce(0, +) + widths.count + 1)
+        let out = ByteWriter(capacity: chunk + widths.reduce(0, +) + widths.count + 1)
         if !omitsHeader {
-            for line in headerLines { write(line, widths: widths, to: &out) }
+            for line in headerLines { line.withUnsafeBufferPointer { write($0, widths: widths, to: out) } }
         }
         var start = 0
-        for row in rows.indices {
-            let measured = cellWidths[start..<start + rows[row].count]
-            start += rows[row].count
-            if measured.contains(.max) && TextTable.breaksLine(rows[row]) {
-                for line in TextTable.physicalLines(rows[row]) { write(line, widths: widths, to: &out) }
-            } else {
-                write(rows[row], widths: widths, measured: measured, to: &out)
-            }
-            if out.count >= chunk {
-                out.withUnsafeBytes(emit)
-                out.removeAll(keepingCapacity: true)
+        rows.withUnsafeBufferPointer { rows in
+            for row in rows {
+                row.withUnsafeBufferPointer { cells in
+                    let measured = cellWidths[start..<start + cells.count]
+                    start += cells.count
+                    if measured.contains(.max) && TextTable.breaksLine(row) {
+                        for line in TextTable.physicalLines(row) {
+                            line.withUnsafeBufferPointer { write($0, widths: widths, to: out) }
+                        }
+                    } else {
+                        write(cells, widths: widths, measured: measured, to: out)
+                    }
+                }
+                if out.count >= chunk { out.take(emit) }
             }
         }
-        if !out.isEmpty { out.withUnsafeBytes(emit) }
+        if out.count > 0 { out.take(emit) }
     }
 
     /// One printed line: each cell padded to its column's width, one space between.
     private func write(
-        _ line: [String], widths: [Int], measured: ArraySlice<UInt16>? = nil, to out: inout [UInt8]
+        _ line: UnsafeBufferPointer<String>, widths: [Int], measured: ArraySlice<UInt16>? = nil, to out: ByteWriter
     ) {
         let start = out.count
         for index in line.indices {
@@ -176,16 +182,16 @@ public struct TextTable {
             if last && line[index].isEmpty && padsTrailingCells {
                 // lsblk pads every cell but an empty last one.
             } else if rightAligned[index] {
-                TextTable.appendSpaces(gap, to: &out)
-                TextTable.append(line[index], to: &out)
+                TextTable.appendSpaces(gap, to: out)
+                TextTable.append(line[index], to: out)
             } else {
-                TextTable.append(line[index], to: &out)
-                if !last { TextTable.appendSpaces(gap, to: &out) }
+                TextTable.append(line[index], to: out)
+                if !last { TextTable.appendSpaces(gap, to: out) }
             }
-            if !last { out.append(UInt8(ascii: " ")) }
+            if !last { out.append(byte: UInt8(ascii: " ")) }
         }
-        if !padsTrailingCells { while out.count > start && out.last == UInt8(ascii: " ") { out.removeLast() } }
-        out.append(UInt8(ascii: "\n"))
+        if !padsTrailingCells { out.dropTrailingSpaces(downTo: start) }
+        out.append(byte: UInt8(ascii: "\n"))
     }
 }
 
@@ -205,24 +211,23 @@ extension TextTable {
 
     /// `count` spaces (none when it is not positive), copied from a run of them: the
     /// generic append of a repeated element cost more than the cell it pads.
-    static func appendSpaces(_ count: Int, to out: inout [UInt8]) {
+    static func appendSpaces(_ count: Int, to out: ByteWriter) {
+        let spaces: StaticString = "                                                                "
         var left = count
         while left > 0 {
-            let now = min(left, spaces.count)
-            spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<now])) }
+            let now = min(left, spaces.utf8CodeUnitCount)
+            out.append(UnsafeRawBufferPointer(start: spaces.utf8Start, count: now))
             left -= now
         }
     }
-
-    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     /// True when a cell of `row` holds a line break.
     static func breaksLine(_ row: [String]) -> Bool { row.contains { CellMeasure($0).breaksLine } }
 
     /// The cell's own bytes lent, not a copy of the string made contiguous.
-    static func append(_ cell: String, to out: inout [UInt8]) {
-        if cell.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
-            out.append(contentsOf: cell.utf8)
+    static func append(_ cell: String, to out: ByteWriter) {
+        if cell.utf8.withContiguousStorageIfAvailable({ out.append(UnsafeRawBufferPointer($0)) }) == nil {
+            out.append(Array(cell.utf8))
         }
     }
 }

@@ -18,7 +18,9 @@ enum SnapshotColumns {
             "PATH",
             help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it; ZFS: pool/dataset@name",
             text: { row, _ in
-                escapedForTable(row.path) + (row.snapshot.isReachable || row.isZFS ? "" : " (not mounted)")
+                // A reachable path is the string itself: `+ ""` copied every path of the table.
+                let path = escapedForTable(row.path)
+                return row.snapshot.isReachable || row.isZFS ? path : path + " (not mounted)"
             },
             cells: { row, out in
                 // Mounted (most often): the path itself, not a copy made by `row.path`.
