@@ -8,10 +8,8 @@ struct CellMeasure {
     var breaksLine: Bool
 
     init(_ text: String) {
-        // The string's own bytes lent (a copy made native only when it has none).
-        let found =
-            text.utf8.withContiguousStorageIfAvailable { Self.scan(UnsafeRawBufferPointer($0)) }
-            ?? Array(text.utf8).withUnsafeBytes(Self.scan)
+        var text = text
+        let found = text.withUTF8 { Self.scan(UnsafeRawBufferPointer($0)) }
         // Beyond ASCII (or "\r\n", one character of two bytes) the characters are counted.
         width = found.plainASCII ? text.utf8.count : text.count
         breaksLine = found.lineBreak
