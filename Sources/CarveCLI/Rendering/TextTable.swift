@@ -28,9 +28,12 @@ public struct TextTable {
     /// Each cell's text goes into the table's bytes as it is made: no string is kept.
     public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
         self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
-        // The closures taken out once: mapping the columns for each row copied every column.
-        let texts = columns.map(\.text)
-        cells = TableCells(rows: rows.count, columns: texts.count) { texts[$1](rows[$0], bytes) }
+        // Each column's closure called where the column holds it: mapping the columns for
+        // each row copied every column, and an array of the closures alone wrapped each in
+        // a thunk of its own.
+        cells = columns.withUnsafeBufferPointer { columns in
+            TableCells(rows: rows.count, columns: columns.count) { columns[$1].text(rows[$0], bytes) }
+        }
         widthHints = columns.map(\.widthHint)
     }
 

@@ -13,7 +13,7 @@ enum SnapshotColumns {
     static let all: [Column<SnapshotRow>] = [
         Column(
             "ID", help: "btrfs subvolume id; a ZFS snapshot's guid", rightAligned: true,
-            text: { row, _ in String(row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
+            text: { row, _ in String(decimal: row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
         Column(
             "PATH",
             help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it; ZFS: pool/dataset@name",
@@ -80,7 +80,7 @@ enum SnapshotColumns {
             text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
         Column(
             "GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
-            text: { row, _ in String(row.snapshot.generation) },
+            text: { row, _ in String(decimal: row.snapshot.generation) },
             cells: { row, out in out.uint(row.snapshot.generation) }),
         Column(
             "RO", key: "readonly", help: "read-only snapshot",
