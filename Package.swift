@@ -19,6 +19,8 @@ let smallReleaseLink: [LinkerSetting] = [
             "-Xlinker", "--no-eh-frame-hdr",
             "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/carve/no-unwind-tables.ld",
             "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/carve/exports.map",
+            // The C++ runtime the Swift runtime needs, linked in: see link/libstdc++.so.
+            "-L", "\(Context.packageDirectory)/Sources/carve/link",
         ], .when(configuration: .release))
 ]
 
@@ -57,7 +59,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "carve", dependencies: ["CarveCLI", "CarveCore"],
-            exclude: ["exports.map", "no-unwind-tables.ld"], linkerSettings: smallReleaseLink
+            exclude: ["exports.map", "no-unwind-tables.ld", "link"], linkerSettings: smallReleaseLink
         ),
         // Prints what the man pages are generated from (Scripts/man); not installed.
         .executableTarget(name: "carve-manual-data", dependencies: ["CarveCLI"]),

@@ -50,4 +50,68 @@ import Testing
             }
         }
     }
+
+    /// The table kept as bytes lays out what the plain reading of its rules gives, cell by
+    /// cell as strings: random tables of ASCII, wide and combined characters, empty cells,
+    /// cells of several lines, with and without lsblk's padding and width hints.
+    @Test func aTableOfRandomCellsIsLaidOutAsItsRulesSay() {
+        let pieces = ["a", "bb", "é", "日本", " ", "x\ny", "\n", "e\u{301}", "-", "12345678901234567", ""]
+        var random = SplitMix(seed: 71)
+        for _ in 0..<300 {
+            let columns = Int.random(in: 1...4, using: &random)
+            let headers = (0..<columns).map { ["NAME", "N", "LONGER-HEADER", "é"][$0 % 4] }
+            let right = (0..<columns).map { _ in Bool.random(using: &random) }
+            let rows = (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                (0..<columns).map { _ in
+                    (0..<Int.random(in: 0...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                        .joined()
+                }
+            }
+            var table = TextTable(headers: headers, rightAligned: right)
+            table.rows = rows
+            table.padsTrailingCells = Bool.random(using: &random)
+            table.omitsHeader = Bool.random(using: &random)
+            table.widthHints = (0..<columns).map { _ in Int.random(in: 0...6, using: &random) }
+            #expect(table.rows == rows)
+            #expect(table.rendered() == Self.reference(table, rows: rows), "\(rows)")
+        }
+    }
+
+    /// lsblk's layout read plainly: widths in characters over every printed line and the
+    /// header, cells padded, one space between, the last cell unpadded.
+    static func reference(_ table: TextTable, rows: [[String]]) -> String {
+        func lines(_ row: [String]) -> [[String]] {
+            let split = row.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+            let height = split.map(\.count).max() ?? 1
+            return (0..<height).map { line in split.map { line < $0.count ? $0[line] : "" } }
+        }
+        let printed = rows.flatMap(lines)
+        var widths = table.headers.indices.map { column in printed.map { $0[column].count }.max() ?? 0 }
+        for (index, header) in table.headers.enumerated() {
+            let hint = table.padsTrailingCells ? table.widthHints[index] : 0
+            if widths[index] < header.count {
+                widths[index] = header.count
+            } else if widths[index] < hint && header.count < hint {
+                widths[index] = hint
+            }
+        }
+        var text = ""
+        for line in (table.omitsHeader ? [] : lines(table.headers)) + printed {
+            var out = ""
+            for (index, cell) in line.enumerated() {
+                let last = index == line.count - 1
+                let padding = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                if last && cell.isEmpty && table.padsTrailingCells {
+                } else if table.rightAligned[index] {
+                    out += padding + cell
+                } else {
+                    out += cell + (last ? "" : padding)
+                }
+                if !last { out += " " }
+            }
+            if !table.padsTrailingCells { while out.hasSuffix(" ") { out.removeLast() } }
+            text += out + "\n"
+        }
+        return text
+    }
 }

@@ -137,6 +137,16 @@ final class ByteWriter {
         count += body(UnsafeMutableBufferPointer(start: base + count, count: maximum))
     }
 
+    /// The bytes so far, lent to `body`.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Drops the spaces at the end, back to the first `start` bytes at most.
+    func dropTrailingSpaces(downTo start: Int) {
+        while count > start && base[count - 1] == UInt8(ascii: " ") { count -= 1 }
+    }
+
     /// Drops what was written after the first `count` bytes.
     func truncate(to count: Int) {
         precondition(count <= self.count)

@@ -63,19 +63,19 @@ final class JSONCells {
     }
 
     /// A date as ISO 8601 in `timeZone` (`DateText.iso8601`), its digits written in
-    /// place. The zone's offset is asked once per second of time: a listing's two
-    /// dates of a snapshot are most often the same second (and the C library's
-    /// answer costs more than the rest of the date).
+    /// place. The zone's offset and the text are made once per second of time: the
+    /// text holds whole seconds, a snapshot's CREATED and OTIME are most often one
+    /// date, and a batch of snapshots one second (the C library's answer for the
+    /// offset costs more than the rest of the date).
     func date(_ date: Date, timeZone: TimeZone) {
         let second = date.wholeSeconds
         if second != offsetSecond || timeZone != offsetZone {
             offset = timeZone.secondsFromGMT(for: date)
             offsetSecond = second; offsetZone = timeZone
-            lastDate = nil
+            textIsCurrent = false
         }
         if capturing { return captured = .string(DateText.iso8601(date, timeZone: timeZone)) }
-        // A snapshot's CREATED and OTIME are most often one date: its text is copied.
-        if date == lastDate { return bytes.append(lastText) }
+        if textIsCurrent { return bytes.append(lastText) }
         var written = false
         bytes.appendInPlace(maximum: 27) { text in
             text[0] = UInt8(ascii: "\"")
@@ -89,12 +89,12 @@ final class JSONCells {
             lastText.append(contentsOf: text[..<(length + 2)])
             return length + 2
         }
-        lastDate = written ? date : nil
+        textIsCurrent = written
         if !written { bytes.appendQuoted(DateText.iso8601(date, timeZone: timeZone)) }
     }
 
-    /// The last date written in place with the current offset, and its quoted text.
-    private var lastDate: Date?
+    /// Whether `lastText` (quoted) is the text of the current second and zone.
+    private var textIsCurrent = false
     private var lastText: [UInt8] = []
 
     private var offsetSecond: Int64 = .min

@@ -13,12 +13,14 @@ enum SnapshotColumns {
     static let all: [Column<SnapshotRow>] = [
         Column(
             "ID", help: "btrfs subvolume id; a ZFS snapshot's guid", rightAligned: true,
-            text: { row, _ in String(row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
+            text: { row, _ in String(decimal: row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
         Column(
             "PATH",
             help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it; ZFS: pool/dataset@name",
             text: { row, _ in
-                escapedForTable(row.path) + (row.snapshot.isReachable || row.isZFS ? "" : " (not mounted)")
+                // A reachable path is the string itself: `+ ""` copied every path of the table.
+                let path = escapedForTable(row.path)
+                return row.snapshot.isReachable || row.isZFS ? path : path + " (not mounted)"
             },
             cells: { row, out in
                 // Mounted (most often): the path itself, not a copy made by `row.path`.
@@ -78,7 +80,7 @@ enum SnapshotColumns {
             text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
         Column(
             "GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
-            text: { row, _ in String(row.snapshot.generation) },
+            text: { row, _ in String(decimal: row.snapshot.generation) },
             cells: { row, out in out.uint(row.snapshot.generation) }),
         Column(
             "RO", key: "readonly", help: "read-only snapshot",

@@ -55,8 +55,6 @@ struct SnapshotListingView {
         } else if !rows.isEmpty {
             let table = TextTable(columns: columns, rows: rows, bytes: bytes)
             table.write(to: out)
-            // Its cells freed at exit: destroying ninety thousand strings cost a twentieth of the listing.
-            FreedAtExit.keep(table.rows)
         }
         out.note(
             summary(rows, exclusiveKnown: exclusiveKnown) + (exact.isEmpty ? "" : "; " + exact.clause(bytes: bytes)))

@@ -55,24 +55,14 @@ final class SnapshotRow: Sendable {
         at positions: [Int], of listing: VolumeListing, timeZone: TimeZone,
         explanations: [UInt64: SnapshotExplanation]? = nil
     ) -> [SnapshotRow] {
-        let mountedPaths = mountedPathsByID(listing)
+        var sources = SourcePaths(listing.subvolumes)
         let shared = Listing(listing.subvolumes, listing.filesystem)
         return positions.map { position in
-            let source = shared.subvolumes[position].sourceID.flatMap { mountedPaths[$0] }
+            let source = shared.subvolumes[position].sourceID.flatMap { sources.mountedPath(of: $0) }
             return SnapshotRow(
                 shared, at: position, sourceMountedPath: source, timeZone: timeZone,
                 explanation: explanations?[shared.subvolumes[position].id])
         }
-    }
-
-    private static func mountedPathsByID(_ listing: VolumeListing) -> [UInt64: String] {
-        var mountedPaths: [UInt64: String] = [:]
-        mountedPaths.reserveCapacity(listing.subvolumes.count)
-        // Through the buffer: iterating by value, or by the array's subscript, copied every subvolume.
-        listing.subvolumes.withUnsafeBufferPointer { volumes in
-            for index in volumes.indices { mountedPaths[volumes[index].id] = volumes[index].mountedPath }
-        }
-        return mountedPaths
     }
 
     /// True when a name in the row holds a byte that is not UTF-8, so its JSON object
@@ -113,5 +103,54 @@ final class SnapshotRow: Sendable {
             last = (second, timeZone, text)
             return text
         }
+    }
+}
+
+/// The mounted path of each row's source, by the source's id. Most rows name the same
+/// few sources, so the last one found is kept; a listing in id order (btrfs's root tree
+/// gives it so) is searched by halves, any other through a table made once. A table of
+/// every subvolume's path, made for each listing, cost more than the rows it served.
+private struct SourcePaths {
+    private let volumes: [Volume]
+    private let inIDOrder: Bool
+    private var table: [UInt64: String]?
+    private var last: (id: UInt64, path: String?)?
+
+    init(_ volumes: [Volume]) {
+        self.volumes = volumes
+        // Through the buffer: iterating by value, or by the array's subscript, copied every subvolume.
+        inIDOrder = volumes.withUnsafeBufferPointer { volumes in
+            volumes.indices.dropFirst().allSatisfy { volumes[$0 - 1].id < volumes[$0].id }
+        }
+    }
+
+    mutating func mountedPath(of id: UInt64) -> String? {
+        if let last, last.id == id { return last.path }
+        let path = inIDOrder ? searched(id) : tabled(id)
+        last = (id, path)
+        return path
+    }
+
+    private func searched(_ id: UInt64) -> String? {
+        volumes.withUnsafeBufferPointer { volumes in
+            var (low, high) = (0, volumes.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if volumes[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < volumes.count && volumes[low].id == id ? volumes[low].mountedPath : nil
+        }
+    }
+
+    private mutating func tabled(_ id: UInt64) -> String? {
+        if table == nil {
+            var built: [UInt64: String] = [:]
+            built.reserveCapacity(volumes.count)
+            volumes.withUnsafeBufferPointer { volumes in
+                for index in volumes.indices { built[volumes[index].id] = volumes[index].mountedPath }
+            }
+            table = built
+        }
+        return table?[id]
     }
 }

@@ -108,22 +108,16 @@ public struct SysfsTree: DeviceAttributeSource {
     /// The kernel name of the block device numbered `number`: /sys/dev/block/MAJ:MIN
     /// links to its directory, named after it.
     public func name(of number: DeviceNumber) -> String? {
-        SysfsTree.linkTarget(host.path("/sys/dev/block/\(number.major):\(number.minor)"))
+        Files.linkTarget(host.path("/sys/dev/block/\(number.major):\(number.minor)"))
             .flatMap { $0.split(separator: "/").last.map(String.init) }
     }
 
     /// The disk of a partition: its class link points into the disk's directory
     /// (../../devices/.../sda/sda1), so one readlink names it.
     static func parentName(_ link: String) -> String? {
-        guard let parts = linkTarget(link)?.split(separator: "/") else { return nil }
-        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
-    }
-
-    static func linkTarget(_ link: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = ByteText.withCString(link) { readlink($0, &buffer, buffer.count - 1) }
-        guard count > 0 else { return nil }
-        return ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
+        ByteText.withCString(link) { path in
+            LinkText.withTarget({ readlink(path, $0, $1) }, LinkText.componentBeforeLast) ?? nil
+        }
     }
 
     /// "8:1" as sysfs writes it in `dev`.
@@ -149,45 +143,63 @@ final class SysfsDirectory {
     /// Read with read(2), not FileManager.contents: that leaks its 4 KiB buffer for every
     /// file that reads empty (sysfs has such, a disk's `events` for one), found by LeakSanitizer.
     func text(_ attribute: String) -> String? {
-        guard let bytes = bytes(attribute) else { return nil }
-        // Vendor strings (device/model) are not always UTF-8: keep their bytes.
-        let text = ByteText.decode(bytes).trimmingWhitespace
-        return text.isEmpty ? nil : text
+        bytes(attribute) { bytes in
+            // ASCII blanks go before decoding, so the usual value is never copied to be
+            // trimmed. One next to a non-ASCII byte stays for the trim by characters
+            // after: a combining mark after it, or a prepended mark before it, makes
+            // them one character, which may not be a blank.
+            var (start, end) = (0, bytes.count)
+            while end > start, SysfsDirectory.isBlank(bytes[end - 1]), end - 1 == start || bytes[end - 2] < 0x80 {
+                end -= 1
+            }
+            while start < end, SysfsDirectory.isBlank(bytes[start]), start + 1 == end || bytes[start + 1] < 0x80 {
+                start += 1
+            }
+            guard start < end else { return nil }
+            // Vendor strings (device/model) are not always UTF-8: keep their bytes.
+            var text = ByteText.decode(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            if text.first?.isWhitespace == true || text.last?.isWhitespace == true { text = text.trimmingWhitespace }
+            return text.isEmpty ? nil : text
+        } ?? nil
     }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0d).contains(byte) }
 
     /// An attribute as util-linux's ul_path_read_string reads it: its one trailing
     /// newline dropped, padding kept (an ATA model is 40 characters, a SCSI vendor 8);
     /// nil when absent, unreadable or empty.
     func rawText(_ attribute: String) -> String? {
-        guard var bytes = bytes(attribute) else { return nil }
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        return bytes.isEmpty ? nil : ByteText.decode(bytes)
+        bytes(attribute) { bytes in
+            let count = bytes.last == UInt8(ascii: "\n") ? bytes.count - 1 : bytes.count
+            return count == 0 ? nil : ByteText.decode(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+        } ?? nil
     }
 
     /// Where the symlink `name` in this directory points (`device`, `subsystem`).
     func linkTarget(_ name: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlinkat(fd, name, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return ByteText.decode(buffer[..<count].map { UInt8(bitPattern: $0) })
+        LinkText.withTarget({ readlinkat(fd, name, $0, $1) }) { $0.isEmpty ? nil : ByteText.decode($0) } ?? nil
     }
 
-    private func bytes(_ attribute: String) -> ArraySlice<UInt8>? {
-        guard let opened = try? FileDescriptor.open(attribute, O_RDONLY, relativeTo: directory, "") else { return nil }
-        let file = opened.fd
+    /// The attribute's bytes, lent to `body` from a buffer on the stack; nil when it
+    /// cannot be opened or read.
+    private func bytes<Result>(_ attribute: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        let file = ByteText.withCString(attribute) { openat(fd, $0, O_RDONLY | O_CLOEXEC) }
+        guard file >= 0 else { return nil }
+        defer { Glibc.close(file) }
         // A sysfs attribute is at most one page and comes whole from the first read:
         // a short read is the end, with no second call to find it so.
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var total = 0
-        while total < bytes.count {
-            let want = bytes.count - total
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + total, want) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return nil }
-            total += got
-            if got < want { break }
+        return withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+            var total = 0
+            while total < buffer.count {
+                let want = buffer.count - total
+                let got = Glibc.read(file, buffer.baseAddress! + total, want)
+                if got < 0 && errno == EINTR { continue }
+                guard got >= 0 else { return nil }
+                total += got
+                if got < want { break }
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[..<total]))
         }
-        return bytes[..<total]
     }
 
     func number(_ attribute: String) -> UInt64? { text(attribute).flatMap { UInt64($0) } }

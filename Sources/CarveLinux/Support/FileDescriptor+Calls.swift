@@ -16,10 +16,14 @@ extension FileDescriptor {
 
     /// readlinkat(2) of the symlink open as this `O_PATH|O_NOFOLLOW` descriptor.
     func linkTarget(_ context: @autoclosure () -> String) throws(SystemCallError) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlinkat(fd, "", &buffer, buffer.count - 1)
-        guard length >= 0 else { throw SystemCallError(context(), call: "readlinkat", errno: errno) }
-        return ByteText.decode(buffer[..<length].map { UInt8(bitPattern: $0) })
+        var failure: Int32 = 0
+        let target = LinkText.read {
+            let length = readlinkat(fd, "", $0, $1)
+            if length < 0 { failure = errno }
+            return length
+        }
+        guard let target else { throw SystemCallError(context(), call: "readlinkat", errno: failure) }
+        return target
     }
 
     /// write(2) until every byte of `bytes` is written (a short write is continued, EINTR retried).

@@ -70,10 +70,7 @@ public enum Files {
 
     /// Where the symlink at `path` points (readlink(2)); nil when it is not a link.
     public static func linkTarget(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = ByteText.withCString(path) { readlink($0, &buffer, buffer.count - 1) }
-        guard length >= 0 else { return nil }
-        return ByteText.decode(buffer[..<length].map { UInt8(bitPattern: $0) })
+        ByteText.withCString(path) { path in LinkText.read { readlink(path, $0, $1) } }
     }
 
     public static func exists(_ path: String) -> Bool {
