@@ -183,22 +183,22 @@ final class SysfsDirectory {
     /// The attribute's bytes, lent to `body` from a buffer on the stack; nil when it
     /// cannot be opened or read.
     private func bytes<Result>(_ attribute: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
-        let file = ByteText.withCString(attribute) { openat(fd, $0, O_RDONLY | O_CLOEXEC) }
-        guard file >= 0 else { return nil }
-        defer { Glibc.close(file) }
+        guard let opened = try? FileDescriptor.open(attribute, O_RDONLY, relativeTo: directory, "") else { return nil }
         // A sysfs attribute is at most one page and comes whole from the first read:
         // a short read is the end, with no second call to find it so.
-        return withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
-            var total = 0
-            while total < buffer.count {
-                let want = buffer.count - total
-                let got = Glibc.read(file, buffer.baseAddress! + total, want)
-                if got < 0 && errno == EINTR { continue }
-                guard got >= 0 else { return nil }
-                total += got
-                if got < want { break }
+        return opened.closeAfter { file in
+            withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+                var total = 0
+                while total < buffer.count {
+                    let want = buffer.count - total
+                    let got = Glibc.read(file.fd, buffer.baseAddress! + total, want)
+                    if got < 0 && errno == EINTR { continue }
+                    guard got >= 0 else { return nil }
+                    total += got
+                    if got < want { break }
+                }
+                return body(UnsafeRawBufferPointer(rebasing: buffer[..<total]))
             }
-            return body(UnsafeRawBufferPointer(rebasing: buffer[..<total]))
         }
     }
 
