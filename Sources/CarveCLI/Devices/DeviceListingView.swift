@@ -53,14 +53,18 @@ public struct DeviceListingView {
         let rows = lines.map { row($0.device, treePrefix: $0.prefix, parent: $0.parent) }
         var table = TextTable(columns: columns, rows: rows, bytes: bytes)
         // A row printed on several lines (several mountpoints) keeps the tree's lines going in NAME.
+        // The cells read as strings once and set once: the table keeps them as bytes.
         if let name = columns.firstIndex(where: { $0.name == "NAME" }) {
+            var cells = table.rows
+            var edited = false
             for (index, line) in lines.enumerated() {
                 let height =
-                    table.rows[index].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }.max()
-                    ?? 1
+                    cells[index].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }.max() ?? 1
                 guard height > 1, !line.continuation.isEmpty else { continue }
-                table.rows[index][name] += String(repeating: "\n" + line.continuation, count: height - 1)
+                cells[index][name] += String(repeating: "\n" + line.continuation, count: height - 1)
+                edited = true
             }
+            if edited { table.rows = cells }
         }
         return rendered(table)
     }
