@@ -158,7 +158,7 @@ final class ByteWriter {
     /// was a tenth of the writer's time.
     func appendDecimal(_ value: UInt64) {
         reserve(20)
-        var end = count + Self.decimalDigits(value)
+        var end = count + value.decimalDigitCount
         count = end
         var rest = value
         let pairs = Self.digitPairs.utf8Start
@@ -182,19 +182,6 @@ final class ByteWriter {
     /// "00", "01", … "99", one after the other.
     private static let digitPairs: StaticString =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-
-    /// How many digits `value` has in decimal (1 to 20).
-    static func decimalDigits(_ value: UInt64) -> Int {
-        var digits = 1
-        var bound: UInt64 = 10
-        while value >= bound {
-            digits += 1
-            // 10^19 is the last power of ten a UInt64 holds.
-            guard digits < 20 else { break }
-            bound &*= 10
-        }
-        return digits
-    }
 
     /// The bytes so far, and an empty buffer.
     func take(_ body: (UnsafeRawBufferPointer) -> Void) {

@@ -7,9 +7,16 @@ struct CellMeasure {
     var width: Int
     var breaksLine: Bool
 
-    init(_ text: String) {
+    init(_ text: String) { self.init(text) { _ in } }
+
+    /// The same, the cell's bytes lent to `use` in the one pass (a table copies them in).
+    init(_ text: String, lendingBytesTo use: (UnsafeRawBufferPointer) -> Void) {
         var text = text
-        let found = text.withUTF8 { Self.scan(UnsafeRawBufferPointer($0)) }
+        let found = text.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            use(bytes)
+            return Self.scan(bytes)
+        }
         // Beyond ASCII (or "\r\n", one character of two bytes) the characters are counted.
         width = found.plainASCII ? text.utf8.count : text.count
         breaksLine = found.lineBreak

@@ -28,17 +28,11 @@ struct TableCells {
             widths = [UInt16](unsafeUninitializedCapacity: count) { widths, widthCount in
                 for row in 0..<rows {
                     for column in 0..<columns {
-                        var text = cell(row, column)
-                        let found = text.withUTF8 { utf8 in
-                            bytes.append(UnsafeRawBufferPointer(utf8))
-                            return CellMeasure.scan(UnsafeRawBufferPointer(utf8))
-                        }
-                        // Beyond ASCII (or "\r\n", one character of two bytes) the characters are counted.
-                        let width = found.plainASCII ? text.utf8.count : text.count
+                        let measure = CellMeasure(cell(row, column)) { bytes.append($0) }
                         let index = row * columns + column
                         ends[index] = bytes.count
-                        widths[index] = found.lineBreak ? .max : UInt16(clamping: width)
-                        if found.lineBreak { breaks[row] = true }
+                        widths[index] = measure.breaksLine ? .max : UInt16(clamping: measure.width)
+                        if measure.breaksLine { breaks[row] = true }
                     }
                 }
                 widthCount = count
