@@ -37,7 +37,8 @@ struct ManagerMetadataTests {
         metadata.warning = "w"
         let encoded = try JSONEncoder().encode(metadata)
         let keys = try #require(JSONSerialization.jsonObject(with: encoded) as? [String: Any]).keys
-        #expect(Set(keys).isSuperset(of: ["manager", "name", "tags", "important", "userdata", "uniqueNumbers", "warning"]))
+        #expect(
+            Set(keys).isSuperset(of: ["manager", "name", "tags", "important", "userdata", "uniqueNumbers", "warning"]))
         #expect(try JSONDecoder().decode(ManagerMetadata.self, from: encoded) == metadata)
     }
 

@@ -264,24 +264,6 @@ struct RootTree {
     }
 }
 
-/// UUID texts by their 16 bytes, each made once.
-struct UUIDTexts {
-    private struct Key: Hashable { var high: UInt64; var low: UInt64 }
-    private var known: [Key: String] = [:]
-
-    /// The text of the first 16 bytes of `raw`; nil when they are all zero.
-    mutating func text(of raw: UnsafeRawBufferPointer) -> String? {
-        let key = Key(
-            high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-            low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        guard key.high != 0 || key.low != 0 else { return nil }
-        if let text = known[key] { return text }
-        let text = uuidText(raw)
-        known[key] = text
-        return text
-    }
-}
-
 /// BTRFS_IOC_INO_LOOKUP: the path of an inode inside its subvolume.
 enum InodeLookup {
     static func path(of inode: UInt64, inTree tree: UInt64, through directory: FileDescriptor) throws -> String {
