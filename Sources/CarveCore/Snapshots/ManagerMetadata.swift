@@ -1,119 +1,69 @@
-/// What a snapshot manager recorded about a snapshot.
+/// What a snapshot manager recorded about a snapshot: its `Fields`, read and set as
+/// the type's own (`metadata.name`).
 ///
 /// The fields live in one shared box, copied only when a copy is changed: every
 /// `Volume` holds one, and held inline its 200 bytes were two fifths of each of the ten
 /// thousand volumes a listing makes (their pages faulted in, their strings retained
 /// with every copy), though nearly all of them are `.plain`.
+@dynamicMemberLookup
 public struct ManagerMetadata: Sendable, Hashable, Codable, CustomReflectable {
     /// The fields themselves; their `Equatable`, `Hashable` and `Codable` are the type's.
     ///
     /// Optional fields are spelled `Optional<T>`, not `T?`: a `var` of type `T?` is set
     /// to nil before the initialiser runs, and with three or more such fields assigned
     /// there the compiler built each value on the stack and copied it out.
-    struct Fields: Sendable, Hashable, Codable {
-        var manager: SnapshotManager
-        var config: Optional<String>
-        var number: Optional<Int>
-        var name: Optional<String>
-        var type: Optional<String>
-        var description: Optional<String>
-        var cleanup: Optional<String>
-        var preNumber: Optional<Int>
-        var userdata: [String: String]
-        var tags: [String]
-        var important: Bool
-        var created: Optional<Date>
-        var metadataPath: Optional<String>
-        var warning: Optional<String>
-        var uniqueNumbers: Bool
+    public struct Fields: Sendable, Hashable, Codable {
+        public var manager: SnapshotManager
+        /// snapper: the config name.
+        public var config: Optional<String>
+        /// snapper: the snapshot number.
+        public var number: Optional<Int>
+        /// timeshift: the snapshot directory name; btrbk: the snapshot name.
+        public var name: Optional<String>
+        /// snapper: single, pre or post.
+        public var type: Optional<String>
+        public var description: Optional<String>
+        /// snapper: the cleanup algorithm (one of `SnapperCleanup`'s names).
+        public var cleanup: Optional<String>
+        public var preNumber: Optional<Int>
+        public var userdata: [String: String]
+        /// timeshift: the tags (O, B, H, D, W, M).
+        public var tags: [String]
+        public var important: Bool
+        /// When the manager says the snapshot was made; nil when it does not say.
+        public var created: Optional<Date>
+        /// The manager's metadata file or directory that goes with the snapshot
+        /// (snapper's `.snapshots/N`, timeshift's snapshot directory); removed only after the snapshot.
+        public var metadataPath: Optional<String>
+        /// Why the manager's metadata could not be read, when it could not.
+        public var warning: Optional<String>
+        /// snapper: its config's UNIQUE_NUMBERS="yes", so the directory of the highest
+        /// number is kept, emptied, as snapper keeps it, and that number is never given again.
+        public var uniqueNumbers: Bool
     }
 
     /// Never changed: a change makes a new box. Fields read through a `let` need no
     /// exclusivity check, and changes are rare (a manager's snapshots, as they are
     /// recognised).
+    @usableFromInline
     final class Box: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+        @usableFromInline let fields: Fields
+        @usableFromInline init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
-    private var fields: Fields {
-        get { box.fields }
-        set { box = Box(newValue) }
-    }
-
-    public var manager: SnapshotManager {
-        get { box.fields.manager }
-        set { fields.manager = newValue }
-    }
-    /// snapper: the config name.
-    public var config: String? {
-        get { box.fields.config }
-        set { fields.config = newValue }
-    }
-    /// snapper: the snapshot number.
-    public var number: Int? {
-        get { box.fields.number }
-        set { fields.number = newValue }
-    }
-    /// timeshift: the snapshot directory name; btrbk: the snapshot name.
-    public var name: String? {
-        get { box.fields.name }
-        set { fields.name = newValue }
-    }
-    /// snapper: single, pre or post.
-    public var type: String? {
-        get { box.fields.type }
-        set { fields.type = newValue }
-    }
-    public var description: String? {
-        get { box.fields.description }
-        set { fields.description = newValue }
-    }
-    /// snapper: the cleanup algorithm (one of `SnapperCleanup`'s names).
-    public var cleanup: String? {
-        get { box.fields.cleanup }
-        set { fields.cleanup = newValue }
-    }
-    public var preNumber: Int? {
-        get { box.fields.preNumber }
-        set { fields.preNumber = newValue }
-    }
-    public var userdata: [String: String] {
-        get { box.fields.userdata }
-        set { fields.userdata = newValue }
-    }
-    /// timeshift: the tags (O, B, H, D, W, M).
-    public var tags: [String] {
-        get { box.fields.tags }
-        set { fields.tags = newValue }
-    }
-    public var important: Bool {
-        get { box.fields.important }
-        set { fields.important = newValue }
-    }
-    /// When the manager says the snapshot was made; nil when it does not say.
-    public var created: Date? {
-        get { box.fields.created }
-        set { fields.created = newValue }
-    }
-    /// The manager's metadata file or directory that goes with the snapshot
-    /// (snapper's `.snapshots/N`, timeshift's snapshot directory); removed only after the snapshot.
-    public var metadataPath: String? {
-        get { box.fields.metadataPath }
-        set { fields.metadataPath = newValue }
-    }
-    /// Why the manager's metadata could not be read, when it could not.
-    public var warning: String? {
-        get { box.fields.warning }
-        set { fields.warning = newValue }
-    }
-    /// snapper: its config's UNIQUE_NUMBERS="yes", so the directory of the highest
-    /// number is kept, emptied, as snapper keeps it, and that number is never given again.
-    public var uniqueNumbers: Bool {
-        get { box.fields.uniqueNumbers }
-        set { fields.uniqueNumbers = newValue }
+    /// A field, read in place and changed in a new box. Inlinable, so that a field
+    /// named in the code (`metadata.name`) is read directly, not through a key path
+    /// applied at run time.
+    @inlinable
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+        get { box.fields[keyPath: field] }
+        set {
+            var fields = box.fields
+            fields[keyPath: field] = newValue
+            box = Box(fields)
+        }
     }
 
     public init(
