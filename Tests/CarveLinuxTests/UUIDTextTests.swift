@@ -26,4 +26,19 @@ import Testing
         #expect(Array(repeating: UInt8(0), count: 16).withUnsafeBytes { uuidText($0) } == nil)
         #expect(Array(repeating: UInt8(7), count: 15).withUnsafeBytes { uuidText($0) } == nil)
     }
+
+    /// The memo of texts gives each UUID's own text, asked in runs (snapshots of one
+    /// source), alternating, and back to one seen before; zero is no UUID.
+    @Test func rememberedTextsAreEachUUIDsOwn() throws {
+        var rng = SystemRandomNumberGenerator()
+        let uuids = (0..<6).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        var order = uuids.flatMap { Array(repeating: $0, count: 3) } + uuids + uuids.reversed()
+        order += (0..<200).map { _ in uuids.randomElement(using: &rng)! }
+        var texts = UUIDTexts()
+        for bytes in order {
+            let remembered = bytes.withUnsafeBytes { texts.text(of: $0) }
+            #expect(remembered == bytes.withUnsafeBytes { uuidText($0) }, "\(bytes)")
+            #expect(Array(repeating: UInt8(0), count: 16).withUnsafeBytes { texts.text(of: $0) } == nil)
+        }
+    }
 }

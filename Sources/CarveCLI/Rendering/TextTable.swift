@@ -27,14 +27,20 @@ public struct TextTable {
 
     /// Each cell's text goes into the table's bytes as it is made: no string is kept.
     public init<Row>(columns: [Column<Row>], rows: [Row], bytes: Bool) {
-        self.init(headers: columns.map(\.name), rightAligned: columns.map(\.rightAligned))
         // Each column's closure called where the column holds it: mapping the columns for
         // each row copied every column, and an array of the closures alone wrapped each in
         // a thunk of its own.
-        cells = columns.withUnsafeBufferPointer { columns in
-            TableCells(rows: rows.count, columns: columns.count) { columns[$1].text(rows[$0], bytes) }
+        self = columns.withUnsafeBufferPointer { columns in
+            TextTable(heads: Array(columns), rows: rows.count) { columns[$1].text(rows[$0], bytes) }
         }
-        widthHints = columns.map(\.widthHint)
+    }
+
+    /// A table of `rows` rows under `heads`' names, alignment and width hints, each cell
+    /// `cell(row, column)`.
+    init<Row>(heads: [Column<Row>], rows: Int, cell: (_ row: Int, _ column: Int) -> String) {
+        self.init(headers: heads.map(\.name), rightAligned: heads.map(\.rightAligned))
+        cells = TableCells(rows: rows, columns: heads.count, cell)
+        widthHints = heads.map(\.widthHint)
     }
 
     public func rendered() -> String {

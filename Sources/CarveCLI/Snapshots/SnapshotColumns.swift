@@ -10,11 +10,21 @@ enum SnapshotColumns {
         return bytes ? String(value) : ByteSize.format(value)
     }
 
-    static let all: [Column<SnapshotRow>] = [
-        Column(
+    static let all = definitions.map(\.column)
+
+    /// Added by `--explain`: what the selection does with each snapshot, and why.
+    static let explained = explainedDefinitions.map(\.column)
+
+    /// `column` with its JSON writer as written (see `SnapshotColumn`).
+    static func withCells(_ column: Column<SnapshotRow>) -> SnapshotColumn {
+        (definitions + explainedDefinitions).first { $0.column.key == column.key } ?? SnapshotColumn(column)
+    }
+
+    private static let definitions: [SnapshotColumn] = [
+        SnapshotColumn(
             "ID", help: "btrfs subvolume id; a ZFS snapshot's guid", rightAligned: true,
             text: { row, _ in String(decimal: row.snapshot.id) }, cells: { row, out in out.uint(row.snapshot.id) }),
-        Column(
+        SnapshotColumn(
             "PATH",
             help: "mounted path, or <FS_TREE>/path from the top level when no mount reaches it; ZFS: pool/dataset@name",
             text: { row, _ in
@@ -30,67 +40,67 @@ enum SnapshotColumns {
                     out.string(row.path)
                 }
             }),
-        Column(
+        SnapshotColumn(
             "SUBVOLUME", key: "subvolume_path", help: "path from the filesystem's top level",
             text: { row, _ in escapedForTable(row.snapshot.path) }, cells: { row, out in out.string(row.snapshot.path) }
         ),
-        Column(
+        SnapshotColumn(
             "FILESYSTEM", help: "a mountpoint of the filesystem",
             text: { row, _ in escapedForTable(row.filesystemMountpoint) },
             cells: { row, out in out.string(row.filesystemMountpoint) }),
-        Column(
+        SnapshotColumn(
             "FSTYPE", key: "filesystem_type", help: "btrfs, zfs or lvm-thin",
             text: { row, _ in row.filesystem.kind.rawValue },
             cells: { row, out in out.string(row.filesystem.kind.rawValue) }),
-        Column(
+        SnapshotColumn(
             "FSUUID", help: "filesystem UUID (ZFS: the pool's guid)", text: { row, _ in row.filesystem.uuid },
             cells: { row, out in out.string(row.filesystem.uuid) }),
-        Column(
+        SnapshotColumn(
             "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid },
             cells: { row, out in out.string(row.snapshot.uuid) }),
-        Column(
+        SnapshotColumn(
             "PARENT-UUID", key: "parent_uuid", help: "UUID of the subvolume it was taken of",
             text: { row, _ in row.snapshot.parentUUID ?? "-" },
             cells: { row, out in out.string(row.snapshot.parentUUID) }),
-        Column(
+        SnapshotColumn(
             "SOURCE",
             help:
                 "the subvolume it was taken of, when that still exists (received: the snapshot it was sent from, when mounted); ZFS: its dataset",
             text: { row, _ in row.source.map(escapedForTable) ?? "-" }, cells: { row, out in out.string(row.source) }),
-        Column(
+        SnapshotColumn(
             "SOURCE-ID", key: "source_id", help: "id of the source subvolume", rightAligned: true,
             text: { row, _ in row.snapshot.sourceID.map(String.init) ?? "-" },
             cells: { row, out in out.uint(row.snapshot.sourceID) }),
-        Column(
+        SnapshotColumn(
             "RECEIVED-FROM", key: "received_from",
             help: "a received snapshot: the UUID of the snapshot it was sent from",
             text: { row, _ in row.snapshot.receivedUUID ?? "-" },
             cells: { row, out in out.string(row.snapshot.receivedUUID) }),
-        Column(
+        SnapshotColumn(
             "CREATED", help: "when it was taken: the manager's date, else otime; ISO 8601 with offset in JSON",
             text: { row, _ in row.createdShort },
             cells: { row, out in out.date(row.snapshot.created, timeZone: row.timeZone) }),
-        Column(
+        SnapshotColumn(
             "OTIME", help: "the subvolume's creation time (on a backup disk: when it was received)",
             text: { row, _ in DateText.short(row.snapshot.otime, timeZone: row.timeZone) },
             cells: { row, out in out.date(row.snapshot.otime, timeZone: row.timeZone) }),
-        Column(
+        SnapshotColumn(
             "DATE-SOURCE", key: "date_source",
             help: "where CREATED comes from: the manager whose name or metadata dates it, or otime (ZFS: creation)",
             text: { row, _ in row.snapshot.dateSource }, cells: { row, out in out.string(row.snapshot.dateSource) }),
-        Column(
+        SnapshotColumn(
             "GEN", key: "generation", help: "generation (transaction id)", rightAligned: true,
             text: { row, _ in String(decimal: row.snapshot.generation) },
             cells: { row, out in out.uint(row.snapshot.generation) }),
-        Column(
+        SnapshotColumn(
             "RO", key: "readonly", help: "read-only snapshot",
             text: { row, _ in row.snapshot.readOnly ? "yes" : "no" },
             cells: { row, out in out.bool(row.snapshot.readOnly) }),
-        Column(
+        SnapshotColumn(
             "SNAPSHOT", help: "a snapshot (no: a plain subvolume, shown by --all-subvolumes)",
             text: { row, _ in row.snapshot.isSnapshot ? "yes" : "no" },
             cells: { row, out in out.bool(row.snapshot.isSnapshot) }),
-        Column(
+        SnapshotColumn(
             "MANAGER",
             help:
                 "its owner: \(SnapshotOwners.names.joined(separator: ", "))",
@@ -98,59 +108,59 @@ enum SnapshotColumns {
             cells: { row, out in
                 if row.snapshot.isSnapshot { out.string(row.snapshot.metadata.manager.rawValue) } else { out.null() }
             }),
-        Column(
+        SnapshotColumn(
             "CONFIG", help: "snapper config",
             text: { row, _ in row.snapshot.metadata.config.map(escapedForTable) ?? "" },
             cells: { row, out in out.string(row.snapshot.metadata.config) }),
-        Column(
+        SnapshotColumn(
             "NUMBER", help: "snapper number, timeshift or btrbk snapshot name", rightAligned: true,
             text: { row, _ in escapedForTable(row.number) },
             cells: { row, out in out.int(row.snapshot.metadata.number) }),
-        Column(
+        SnapshotColumn(
             "NAME", help: "timeshift or btrbk snapshot name",
             text: { row, _ in escapedForTable(row.snapshot.metadata.name ?? "") },
             cells: { row, out in out.string(row.snapshot.metadata.name) }),
-        Column(
+        SnapshotColumn(
             "TYPE",
             help:
                 "snapper type (single, pre, post); the series of a ZFS tool: zfs-auto-snapshot's label, sanoid's type, syncoid's target, Proxmox's job",
             text: { row, _ in row.snapshot.metadata.type ?? "" },
             cells: { row, out in out.string(row.snapshot.metadata.type) }),
-        Column(
+        SnapshotColumn(
             "IMPORTANT", help: "snapper important=yes",
             text: { row, _ in row.snapshot.metadata.important ? "yes" : "" },
             cells: { row, out in out.bool(row.snapshot.metadata.important) }),
-        Column(
+        SnapshotColumn(
             "EXCL", key: "exclusive", help: "bytes only this snapshot holds (quota; ZFS: used), - when unknown",
             rightAligned: true,
             text: { row, bytes in size(row.snapshot.exclusive, bytes) },
             cells: { row, out in out.uint(row.snapshot.exclusive) }),
-        Column(
+        SnapshotColumn(
             "RFER", key: "referenced", help: "bytes this snapshot references (quota; ZFS: referenced), - when unknown",
             rightAligned: true,
             text: { row, bytes in size(row.snapshot.referenced, bytes) },
             cells: { row, out in out.uint(row.snapshot.referenced) }),
-        Column(
+        SnapshotColumn(
             "REACHABLE", help: "a mount reaches it, so it can be named by path",
             text: { row, _ in row.snapshot.isReachable ? "yes" : "no" },
             cells: { row, out in out.bool(row.snapshot.isReachable) }),
-        Column(
+        SnapshotColumn(
             "MOUNTPOINTS", help: "where the snapshot itself is mounted",
             text: { row, _ in row.snapshot.mountpoints.map(escapedForTable).joined(separator: ",") },
             cells: { row, out in out.strings(row.snapshot.mountpoints) }),
-        Column(
+        SnapshotColumn(
             "NESTED", help: "other subvolumes lie inside it",
             text: { row, _ in row.snapshot.hasNestedSubvolumes ? "yes" : "" },
             cells: { row, out in out.bool(row.snapshot.hasNestedSubvolumes) }),
-        Column(
+        SnapshotColumn(
             "CHAIN", key: "chain_parent", help: "the next incremental send needs it: kept unless --break-chains",
             text: { row, _ in row.snapshot.chainParent == nil ? "" : "yes" },
             cells: { row, out in out.bool(row.snapshot.chainParent != nil) }),
-        Column(
+        SnapshotColumn(
             "HOLDS", help: "ZFS user holds: their tags, or their count where zfs cannot name them",
             text: { row, _ in row.snapshot.zfs.map { escapedForTable($0.holdsText) } ?? "" },
             cells: { row, out in out.uint(row.snapshot.zfs.map { UInt64($0.holds) }) }),
-        Column(
+        SnapshotColumn(
             "HOLD-TAGS", key: "hold_tags", help: "ZFS user holds' tags (null where zfs cannot name them)",
             text: { row, _ in (row.snapshot.zfs?.holdTags ?? []).map(escapedForTable).joined(separator: ",") },
             cells: { row, out in
@@ -160,7 +170,7 @@ enum SnapshotColumns {
                     out.null()
                 }
             }),
-        Column(
+        SnapshotColumn(
             "CLONES", help: "ZFS datasets cloned from this snapshot",
             text: { row, _ in (row.snapshot.zfs?.clones ?? []).map(escapedForTable).joined(separator: ",") },
             cells: { row, out in
@@ -170,23 +180,22 @@ enum SnapshotColumns {
                     out.null()
                 }
             }),
-        Column(
+        SnapshotColumn(
             "TAGS", help: "timeshift tags",
             text: { row, _ in row.snapshot.metadata.tags.map(escapedForTable).joined(separator: " ") },
             cells: { row, out in out.strings(row.snapshot.metadata.tags) }),
-        Column(
+        SnapshotColumn(
             "DESCRIPTION", help: "the manager's description or comment",
             text: { row, _ in escapedForTable(row.snapshot.metadata.description ?? "") },
             cells: { row, out in out.string(row.snapshot.metadata.description) }),
     ]
 
-    /// Added by `--explain`: what the selection does with each snapshot, and why.
-    static let explained: [Column<SnapshotRow>] = [
-        Column(
+    private static let explainedDefinitions: [SnapshotColumn] = [
+        SnapshotColumn(
             "DECISION", help: "--explain: delete (selected) or keep",
             text: { row, _ in row.explanation?.decision ?? "" },
             cells: { row, out in out.string(row.explanation?.decision) }),
-        Column(
+        SnapshotColumn(
             "KEPT-BY", key: "kept_by", help: "--explain: the retention rules that keep it (daily 2026-11-17, last 3)",
             text: { row, _ in row.explanation?.keptByText ?? "" },
             cells: { row, out in out.value(.array((row.explanation?.keptBy ?? []).map { .string($0.description) })) }),

@@ -9,9 +9,8 @@ import CarveCore
 /// A row with a name that is not UTF-8 sets the writer's `replacedCarriedBytes`, and
 /// the caller writes it again through the general writer, which adds `KEY_base64`.
 struct SnapshotJSONWriter {
-    /// Each cell is written by its column's own `cells`, called as the column holds it:
-    /// an array of the closures alone wrapped each in a thunk of its own, two calls more a cell.
-    private let columns: [Column<SnapshotRow>]
+    /// Each column with its writer as written (`SnapshotColumn`).
+    private let columns: [SnapshotColumn]
     /// Every member's prefix (separator, indentation, key) one after the other, and
     /// where each ends: one buffer, so a member costs no array of its own.
     private let prefixes: [UInt8]
@@ -20,7 +19,7 @@ struct SnapshotJSONWriter {
     private let out: JSONCells
 
     init(columns: [Column<SnapshotRow>], level: Int, into out: ByteWriter) {
-        self.columns = columns
+        self.columns = columns.map(SnapshotColumns.withCells)
         let layout = JSONObjectLayout(keys: columns.map(\.key), level: level)
         prefixes = layout.prefixes.flatMap { $0 }
         var end = 0
@@ -38,7 +37,7 @@ struct SnapshotJSONWriter {
             for index in columns.indices {
                 out.bytes.append(UnsafeRawBufferPointer(rebasing: prefixes[start..<ends[index]]))
                 start = ends[index]
-                if let cells = columns[index].cells { cells(row, out) } else { out.value(columns[index].json(row)) }
+                columns[index].cells(row, out)
             }
         }
         out.bytes.append(closing)

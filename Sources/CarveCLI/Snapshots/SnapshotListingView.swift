@@ -53,7 +53,10 @@ struct SnapshotListingView {
             let all = SnapshotColumns.all + (options.explain ? SnapshotColumns.explained : [])
             writeJSON(rows, columns: options.output == nil ? all : columns, to: out, exact: exact.isEmpty ? nil : exact)
         } else if !rows.isEmpty {
-            let table = TextTable(columns: columns, rows: rows, bytes: bytes)
+            // Each column's text as written (`SnapshotColumn`), not through `Column`'s thunk.
+            // `bytes` read once: an option read per cell is a generic metadata lookup each time.
+            let (written, bytes) = (columns.map(SnapshotColumns.withCells), bytes)
+            let table = TextTable(heads: columns, rows: rows.count) { written[$1].text(rows[$0], bytes) }
             table.write(to: out)
         }
         out.note(

@@ -81,6 +81,9 @@ public struct Volume: Sendable, Hashable, Codable {
     }
 
     /// Where `created` comes from: the manager's name (snapper, btrbk, timeshift) or "otime".
+    /// Inlinable: a column reads it for each row of a listing, and a call into this
+    /// module took a copy of the whole volume to hand it over.
+    @inlinable
     public var dateSource: String { metadata.created != nil ? metadata.manager.rawValue : "otime" }
 
     /// A plain writable snapshot written to since it was taken: a work tree someone uses.

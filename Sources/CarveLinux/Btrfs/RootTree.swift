@@ -60,7 +60,7 @@ struct RootTree {
                 entries[entries.count - 1].backReference = Self.backReference(item.data, parentID: item.offset)
             }
         }
-        return try volumes(entries)
+        return try volumes(&entries)
     }
 
     /// The subvolumes `ids` only, each with its path: a search per subvolume and per
@@ -89,33 +89,30 @@ struct RootTree {
             // The path goes through the parents: their back references are needed too.
             if let parent = entry.backReference?.parentID, parent != BtrfsKey.fsTree { wanted.append(parent) }
         }
-        let requested = try volumes(byID.values.sorted { $0.id < $1.id })
+        var found = byID.values.sorted { $0.id < $1.id }
+        let requested = try volumes(&found)
         return requested.filter { ids.contains($0.id) }
     }
 
-    /// The entries that are live subvolumes reachable from the top level, with their paths.
-    private func volumes(_ entries: [Entry]) throws -> [Volume] {
+    /// The entries that are live subvolumes reachable from the top level, with their
+    /// paths. Their strings are moved into the volumes, not copied: the entries go after.
+    private func volumes(_ entries: inout [Entry]) throws -> [Volume] {
         // An array made with no room writes its count into the empty array all threads share.
         guard !entries.isEmpty else { return [] }
-        var paths = PathResolver(directory: directory, entries: entries)
-        // Each volume made where it stays, its fields read through the entries' buffer:
-        // appending one, or copying an entry out of the array, copied every string it holds.
-        return try entries.withUnsafeBufferPointer { entries in
-            try [Volume](unsafeUninitializedCapacity: entries.count) { volumes, count in
-                for position in entries.indices {
-                    guard let references = entries[position].item?.references, references > 0,
-                        let parentID = entries[position].backReference?.parentID,
-                        let path = try paths.path(at: position)
-                    else { continue }
-                    // The item's fields read where it is: bound to a name, the item was
-                    // copied (its strings retained) and destroyed for each subvolume.
+        var (live, paths) = try livePaths(entries)
+        // Each volume made where it stays; the resolver is gone, so the entries are changed
+        // in place (taken from), not copied.
+        return entries.withUnsafeMutableBufferPointer { entries in
+            [Volume](unsafeUninitializedCapacity: live.count) { volumes, count in
+                for position in live {
+                    guard case .some(.some(let path)) = paths[position].take() else { continue }
                     let entry = entries.baseAddress! + position
                     (volumes.baseAddress! + count).initialize(
                         to: Volume(
-                            id: entries[position].id, parentID: parentID, path: path,
-                            uuid: entry.pointee.item.unsafelyUnwrapped.uuid ?? "",
-                            parentUUID: entry.pointee.item.unsafelyUnwrapped.parentUUID,
-                            receivedUUID: entry.pointee.item.unsafelyUnwrapped.receivedUUID,
+                            id: entry.pointee.id, parentID: entry.pointee.backReference.unsafelyUnwrapped.parentID,
+                            path: path, uuid: entry.pointee.item!.uuid.take() ?? "",
+                            parentUUID: entry.pointee.item!.parentUUID.take(),
+                            receivedUUID: entry.pointee.item!.receivedUUID.take(),
                             generation: entry.pointee.item.unsafelyUnwrapped.generation,
                             createdGeneration: entry.pointee.item.unsafelyUnwrapped.createdGeneration,
                             created: entry.pointee.item.unsafelyUnwrapped.created,
@@ -124,6 +121,20 @@ struct RootTree {
                 }
             }
         }
+    }
+
+    /// The positions of the live subvolumes and the paths found, of those only (a dead
+    /// one's directory may be gone). The resolver, which holds the entries, goes on return.
+    private func livePaths(_ entries: [Entry]) throws -> (live: [Int], paths: [String??]) {
+        var resolver = PathResolver(directory: directory, entries: entries)
+        var live: [Int] = []
+        for position in entries.indices {
+            guard let references = entries[position].item?.references, references > 0,
+                entries[position].backReference?.parentID != nil, try resolver.path(at: position) != nil
+            else { continue }
+            live.append(position)
+        }
+        return (live, resolver.found())
     }
 
     /// A root item's fields; the uuids and times only when the item is of the current
@@ -136,27 +147,29 @@ struct RootTree {
             UInt64(littleEndian: data.loadUnaligned(fromByteOffset: Int(offset.rawValue), as: UInt64.self))
         }
         let generation = u64(carve_root_item_generation)
-        var item = RootItem(
-            generation: generation, readOnly: u64(carve_root_item_flags) & 1 != 0,
-            references: UInt32(
-                littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_root_item_refs.rawValue), as: UInt32.self)),
-            uuid: nil, parentUUID: nil, receivedUUID: nil, created: Date(timeIntervalSince1970: 0))
+        let readOnly = u64(carve_root_item_flags) & 1 != 0
+        let references = UInt32(
+            littleEndian: data.loadUnaligned(fromByteOffset: Int(carve_root_item_refs.rawValue), as: UInt32.self))
         guard data.count >= Int(carve_root_item_size.rawValue), u64(carve_root_item_generation_v2) == generation else {
-            return item
+            return RootItem(
+                generation: generation, readOnly: readOnly, references: references, uuid: nil, parentUUID: nil,
+                receivedUUID: nil, created: Date(timeIntervalSince1970: 0))
         }
         // The 16 bytes at `offset` (inside the item: its size was checked above).
         func raw(_ offset: carve_root_item_offset) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: data.baseAddress! + Int(offset.rawValue), count: 16)
         }
-        item.uuid = uuidText(raw(carve_root_item_uuid))
-        item.createdGeneration = u64(carve_root_item_otransid)
-        item.parentUUID = sources.text(of: raw(carve_root_item_parent_uuid))
-        item.receivedUUID = sources.text(of: raw(carve_root_item_received_uuid))
         let otime = Int(carve_root_item_otime.rawValue)
         let seconds = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: otime, as: UInt64.self))
         let nanoseconds = UInt32(littleEndian: data.loadUnaligned(fromByteOffset: otime + 8, as: UInt32.self))
-        item.created = Date(timeIntervalSince1970: Double(Int64(bitPattern: seconds)) + Double(nanoseconds) / 1e9)
-        return item
+        // Made whole at the end: an item made first and filled in was copied (its strings
+        // retained) to be returned, and the first one destroyed.
+        return RootItem(
+            generation: generation, createdGeneration: u64(carve_root_item_otransid), readOnly: readOnly,
+            references: references, uuid: uuidText(raw(carve_root_item_uuid)),
+            parentUUID: sources.text(of: raw(carve_root_item_parent_uuid)),
+            receivedUUID: sources.text(of: raw(carve_root_item_received_uuid)),
+            created: Date(timeIntervalSince1970: Double(Int64(bitPattern: seconds)) + Double(nanoseconds) / 1e9))
     }
 
     /// A ROOT_BACKREF item: the directory of the parent holding the subvolume, and its name.
@@ -186,6 +199,10 @@ struct RootTree {
             self.entries = entries
             paths = Array(repeating: nil, count: entries.count)
         }
+
+        /// The paths found so far, by entry position (nil not looked for, .some(nil)
+        /// unreachable), handed over with the resolver.
+        consuming func found() -> [String??] { paths }
 
         /// nil when the chain of back references does not reach the top level (a
         /// subvolume whose parent is being deleted).
@@ -261,24 +278,6 @@ struct RootTree {
             lastDirectory = (key, found)
             return found
         }
-    }
-}
-
-/// UUID texts by their 16 bytes, each made once.
-struct UUIDTexts {
-    private struct Key: Hashable { var high: UInt64; var low: UInt64 }
-    private var known: [Key: String] = [:]
-
-    /// The text of the first 16 bytes of `raw`; nil when they are all zero.
-    mutating func text(of raw: UnsafeRawBufferPointer) -> String? {
-        let key = Key(
-            high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-            low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        guard key.high != 0 || key.low != 0 else { return nil }
-        if let text = known[key] { return text }
-        let text = uuidText(raw)
-        known[key] = text
-        return text
     }
 }
 

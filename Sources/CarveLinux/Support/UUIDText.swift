@@ -39,3 +39,31 @@ func uuidText(_ raw: UnsafeRawBufferPointer) -> String? {
         }
     }
 }
+
+/// UUID texts by their 16 bytes, each made once.
+struct UUIDTexts {
+    private struct Key: Hashable { var high: UInt64; var low: UInt64 }
+    private var known: [Key: String] = [:]
+    /// The last one asked for: snapshots of one subvolume come one after another, and
+    /// comparing two words costs less than hashing them.
+    private var last: (key: Key, text: String)?
+
+    /// The text of the first 16 bytes of `raw`; nil when they are all zero.
+    mutating func text(of raw: UnsafeRawBufferPointer) -> String? {
+        let key = Key(
+            high: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+            low: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        guard key.high != 0 || key.low != 0 else { return nil }
+        if let last, last.key == key { return last.text }
+        let text: String
+        if let seen = known[key] {
+            text = seen
+        } else {
+            guard let made = uuidText(raw) else { return nil }
+            text = made
+            known[key] = text
+        }
+        last = (key, text)
+        return text
+    }
+}
