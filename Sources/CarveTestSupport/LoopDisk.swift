@@ -13,17 +13,30 @@ public final class LoopDisk: @unchecked Sendable {
     private var detached = false
 
     /// Makes an image of `size` (a `truncate -s` size such as 256M), optionally writes
-    /// an sfdisk script to it, and attaches it with partition scanning.
+    /// an sfdisk script to it, and attaches it (its partitions added by partx).
     public init(size: String, sfdisk script: String? = nil, in directory: String? = nil) throws {
         self.directory = try directory ?? Integration.makeScratchDirectory()
         image = self.directory + "/disk\(UUID().uuidString.prefix(8)).img"
         try Shell.check(["truncate", "-s", size, image])
         if let script { try Shell.check(["sfdisk", "--quiet", image], input: script) }
         device = try Shell.check(["losetup", "-f", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
-        if script != nil {
-            // A reused loop number can keep the previous image's partitions: drop them, then add ours.
+        // A reused loop number can keep the previous image's partitions (added by partx,
+        // which detaching does not drop, and left when a probe held one open at its
+        // cleanup): drop them whatever this disk holds, then add ours. A raid1 member
+        // once read as "a disk with a partition table" in a full run.
+        Self.dropPartitions(of: device)
+        if script != nil { try Shell.check(["partx", "-a", device]) }
+    }
+
+    /// `partx -d`, asked again for up to a second while the kernel still lists a
+    /// partition of the device (one open elsewhere cannot be dropped yet).
+    static func dropPartitions(of device: String) {
+        let block = "/sys/block/" + device.dropFirst("/dev/".count)
+        for _ in 0..<20 {
             _ = try? Shell.run(["partx", "-d", device])
-            try Shell.check(["partx", "-a", device])
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: block)) ?? []
+            if !names.contains(where: { $0.hasPrefix(device.dropFirst("/dev/".count) + "p") }) { return }
+            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
@@ -58,7 +71,7 @@ public final class LoopDisk: @unchecked Sendable {
         }
         mounts.removeAll()
         if !detached {
-            _ = try? Shell.run(["partx", "-d", device])
+            Self.dropPartitions(of: device)
             _ = try? Shell.run(["losetup", "-d", device])
         }
         try? FileManager.default.removeItem(atPath: directory)
@@ -67,7 +80,7 @@ public final class LoopDisk: @unchecked Sendable {
     /// Detaches the loop device now, for tests of a device vanishing mid-run; cleanup
     /// then leaves the number alone, since another test may have attached it since.
     public func detach() throws {
-        _ = try? Shell.run(["partx", "-d", device])
+        Self.dropPartitions(of: device)
         try Shell.check(["losetup", "-d", device])
         detached = true
         // While anyone has the device open (another test probing every device, say), the
