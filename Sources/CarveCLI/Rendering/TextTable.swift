@@ -30,8 +30,8 @@ public struct TextTable {
         // Each column's closure called where the column holds it: mapping the columns for
         // each row copied every column, and an array of the closures alone wrapped each in
         // a thunk of its own.
-        self = columns.withUnsafeBufferPointer { columns in
-            TextTable(heads: Array(columns), rows: rows.count) { columns[$1].text(rows[$0], bytes) }
+        self = columns.withUnsafeBufferPointer { held in
+            TextTable(heads: columns, rows: rows.count) { held[$1].text(rows[$0], bytes) }
         }
     }
 
