@@ -28,10 +28,13 @@ import Testing
     }
 
     /// The memo of texts gives each UUID's own text, asked in runs (snapshots of one
-    /// source), alternating, and back to one seen before; zero is no UUID.
+    /// source), alternating, and back to one seen before, UUIDs alike in one half
+    /// among them; zero is no UUID.
     @Test func rememberedTextsAreEachUUIDsOwn() throws {
         var rng = SystemRandomNumberGenerator()
-        let uuids = (0..<6).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        var uuids = (0..<6).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        // Alike in one half: a memo keyed by one word would take one for the other.
+        uuids += [Array(uuids[0][..<8] + uuids[1][8...]), Array(uuids[2][..<8] + uuids[0][8...])]
         var order = uuids.flatMap { Array(repeating: $0, count: 3) } + uuids + uuids.reversed()
         order += (0..<200).map { _ in uuids.randomElement(using: &rng)! }
         var texts = UUIDTexts()
