@@ -53,10 +53,47 @@ public final class LoopDisk: @unchecked Sendable {
         return mountpoint
     }
 
-    /// Unmounts a mount this fixture made.
+    /// Unmounts a mount this fixture made (see `unmountWhenFree`).
     public func unmount(_ mountpoint: String) throws {
-        try Shell.check(["umount", mountpoint])
+        try Self.unmountWhenFree(mountpoint)
         mounts.removeAll { $0 == mountpoint }
+    }
+
+    /// `umount`, asked again for up to two seconds while the kernel says the mount is
+    /// busy: a probe or a flush still holding it for a moment made the first "busy" of a
+    /// whole suite's run fail a test (once, never alone). Still busy after that, the error
+    /// names the processes holding files under it.
+    public static func unmountWhenFree(_ mountpoint: String) throws {
+        var result = try Shell.run(["umount", mountpoint])
+        for _ in 0..<20 where result.status != 0 && result.stderr.contains("busy") {
+            Thread.sleep(forTimeInterval: 0.1)
+            result = try Shell.run(["umount", mountpoint])
+        }
+        guard result.status != 0 else { return }
+        let holders = holders(of: mountpoint)
+        let named = holders.isEmpty ? "" : "held by \(holders.joined(separator: ", "))\n"
+        throw Shell.Failure(
+            command: ["umount", mountpoint],
+            result: .init(status: result.status, stdout: result.stdout, stderr: result.stderr + named))
+    }
+
+    /// "PID (command)" of each process whose working directory or an open file is under `mountpoint`.
+    static func holders(of mountpoint: String) -> [String] {
+        let files = FileManager.default
+        let pids = ((try? files.contentsOfDirectory(atPath: "/proc")) ?? []).filter { $0.allSatisfy(\.isNumber) }
+        return pids.sorted { Int($0) ?? 0 < Int($1) ?? 0 }.compactMap { pid in
+            let links =
+                ["cwd", "root"] + ((try? files.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).map { "fd/" + $0 }
+            let holds = links.contains { link in
+                guard let target = try? files.destinationOfSymbolicLink(atPath: "/proc/\(pid)/\(link)") else {
+                    return false
+                }
+                return target == mountpoint || target.hasPrefix(mountpoint + "/")
+            }
+            guard holds else { return nil }
+            let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?"
+            return "\(pid) (\(command.trimmingCharacters(in: .whitespacesAndNewlines)))"
+        }
     }
 
     /// Unmounts, drops partitions, detaches, removes the image: every step tried
@@ -64,10 +101,9 @@ public final class LoopDisk: @unchecked Sendable {
     public func cleanup() {
         guard !cleanedUp else { return }
         cleanedUp = true
-        for mountpoint in mounts.reversed() {
-            if (try? Shell.run(["umount", mountpoint]))?.status != 0 {
-                _ = try? Shell.run(["umount", "-l", mountpoint])
-            }
+        // Lazily as a last resort, so that the loop device can still go.
+        for mountpoint in mounts.reversed() where (try? Self.unmountWhenFree(mountpoint)) == nil {
+            _ = try? Shell.run(["umount", "-l", mountpoint])
         }
         mounts.removeAll()
         if !detached {
