@@ -127,17 +127,16 @@ public struct InterruptedDeletionScope: Sendable {
     private static func parents(
         in listing: VolumeListing, of managers: [SnapshotManager]
     ) -> [SnapshotManager: [String]] {
-        var seen = Dictionary(uniqueKeysWithValues: managers.map { ($0, [String]()) })
+        var parents = [[String]](repeating: [], count: managers.count)
         listing.subvolumes.withUnsafeBufferPointer { subvolumes in
             for index in subvolumes.indices {
-                let manager = subvolumes[index].metadata.manager
-                guard managers.contains(manager), let path = subvolumes[index].metadata.metadataPath,
-                    let slash = path.lastIndex(of: "/")
+                guard let owner = managers.firstIndex(of: subvolumes[index].metadata.manager),
+                    let path = subvolumes[index].metadata.metadataPath, let slash = path.lastIndex(of: "/")
                 else { continue }
                 let parent = String(path[..<slash])
-                if !parent.isEmpty, seen[manager]?.contains(parent) == false { seen[manager]?.append(parent) }
+                if !parent.isEmpty, !parents[owner].contains(parent) { parents[owner].append(parent) }
             }
         }
-        return seen
+        return Dictionary(uniqueKeysWithValues: zip(managers, parents))
     }
 }
