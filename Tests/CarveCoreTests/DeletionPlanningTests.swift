@@ -28,6 +28,23 @@ import Testing
         #expect(plan.protectedCountingAsFailed == 0)
     }
 
+    /// A key hashes by id alone; two filesystems' snapshots of one id stay two, and the
+    /// same snapshot named and selected again is one, named.
+    @Test func theSameIDOnTwoFilesystemsIsTwoSnapshots() {
+        let other = F.filesystem(uuid: "f5c3e1d2-0000-4000-8000-000000000002", mountpoint: "/backup")
+        let here = fixture.planned([300, 301])
+        let there = PlannedSnapshot(subvolume: here[0].subvolume, filesystem: other, named: true)
+        #expect(here[0].key != there.key)
+        #expect(here[0].key.hashValue == fixture.planned([300], named: true)[0].key.hashValue)
+        let plan = DeletionPlan.make(
+            selected: here + [there] + fixture.planned([300], named: true), rules: DeletionRules())
+        #expect(plan.toDelete.count == 3)
+        #expect(plan.toDelete.filter { $0.filesystem.uuid == other.uuid }.map(\.subvolume.id) == [300])
+        let named = plan.toDelete.filter { $0.subvolume.id == 300 }.map(\.named)
+        #expect(named == [true, true])
+        #expect(!plan.toDelete.first { $0.subvolume.id == 301 }!.named)
+    }
+
     @Test func aProtectedSnapshotTheUserNamedCountsAsNotDone() {
         var named = fixture.planned([300], named: true)
         named[0].subvolume.isDefault = true

@@ -155,4 +155,25 @@ import Testing
             ])
         #expect(fixture.backend.snapperDirectories.marked == ["/mnt/data/.snapshots/4"])
     }
+
+    /// One pass over the listing serves every owner that marks: each owner's parents,
+    /// each once, in listing order, whatever the other owners' snapshots between them.
+    @Test func eachMarkingOwnerGetsItsOwnParentsOnce() {
+        func volume(_ id: UInt64, _ manager: SnapshotManager, _ path: String) -> Volume {
+            var volume = SnapshotFixtures.snapshot(id, path: "v\(id)", of: nil, daysAgo: 1)
+            volume.metadata.manager = manager
+            volume.metadata.metadataPath = path
+            return volume
+        }
+        let subvolumes = [
+            volume(300, .snapper, "/mnt/.snapshots/1"), volume(301, .timeshift, "/ts/snapshots/a"),
+            volume(302, .snapper, "/mnt/data/.snapshots/4"), volume(303, .snapper, "/mnt/.snapshots/2"),
+            volume(304, .timeshift, "/ts/snapshots/b"), volume(305, .plain, "/elsewhere/x"),
+        ]
+        let listing = VolumeListing(filesystem: SnapshotFixtures.filesystem(), subvolumes: subvolumes, sizes: .none)
+        let scope = InterruptedDeletionScope.from([listing])[0]
+        #expect(scope.snapperDirectories == ["/mnt/.snapshots", "/mnt/data/.snapshots"])
+        #expect(scope.timeshiftDirectories == ["/ts/snapshots"])
+        #expect(scope.seen[.plain] == nil)
+    }
 }

@@ -10,7 +10,7 @@ struct LoopDiskTests {
         try withLoopDisk(size: "64M") { disk in
             try Shell.check(["mkfs.ext4", "-q", disk.device])
             let mountpoint = try disk.mount(disk.device)
-            FileManager.default.createFile(atPath: mountpoint + "/held", contents: Data("x".utf8))
+            try Data("x".utf8).write(to: URL(fileURLWithPath: mountpoint + "/held"))
             let held = try #require(FileHandle(forReadingAtPath: mountpoint + "/held"))
             let busy = #expect(throws: Shell.Failure.self) { try disk.unmount(mountpoint) }
             let said = busy.map { "\($0)" } ?? ""
@@ -26,7 +26,7 @@ struct LoopDiskTests {
         let disk = try LoopDisk(size: "64M")
         try Shell.check(["mkfs.ext4", "-q", disk.device])
         let mountpoint = try disk.mount(disk.device)
-        FileManager.default.createFile(atPath: mountpoint + "/held", contents: Data("x".utf8))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: mountpoint + "/held"))
         let held = try #require(FileHandle(forReadingAtPath: mountpoint + "/held"))
         disk.cleanup()
         #expect(!(try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)).contains(" \(mountpoint) "))

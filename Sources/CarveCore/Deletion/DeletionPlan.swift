@@ -68,7 +68,7 @@ public struct DeletionPlan: Sendable {
         // Read in place and moved, not copied: a planned snapshot holds some thirty
         // references, and a thousand named ones were copied five times each.
         var seen = Set<SnapshotKey>(minimumCapacity: selected.count)
-        var namedKeys = Set<SnapshotKey>()
+        var namedKeys = Set<SnapshotKey>(minimumCapacity: selected.count)
         var unique: [PlannedSnapshot] = []
         unique.reserveCapacity(selected.count)
         for index in selected.indices {

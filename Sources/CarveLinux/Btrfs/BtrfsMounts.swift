@@ -33,23 +33,30 @@ enum BtrfsMounts {
     }
 
     /// A filesystem UUID's four big-endian 32-bit words, as btrfs_statfs reads the fsid;
-    /// nil unless it is 32 hex digits (dashes anywhere). Read from the bytes: `locate`
-    /// asks it for each named path, and a filter and four Strings made each thousand
-    /// names cost more than the statfs calls.
+    /// nil unless it is 32 hex digits (dashes anywhere). Read from the bytes in place, as
+    /// two 64-bit halves: `locate` asks it for each named path, and a filter and four
+    /// Strings made each of a thousand names cost more than the statfs calls (a loop
+    /// through the string's view, a word picked per digit, 1,900 instructions a call).
     static func fsidWords(_ uuid: String) -> (UInt32, UInt32, UInt32, UInt32)? {
-        var words: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        var digits = 0
-        for byte in uuid.utf8 where byte != UInt8(ascii: "-") {
-            guard digits < 32, let value = hexValue(byte) else { return nil }
-            switch digits / 8 {
-            case 0: words.0 = words.0 << 4 | value
-            case 1: words.1 = words.1 << 4 | value
-            case 2: words.2 = words.2 << 4 | value
-            default: words.3 = words.3 << 4 | value
+        var uuid = uuid
+        return uuid.withUTF8 { bytes in
+            var halves: (high: UInt64, low: UInt64) = (0, 0)
+            var digits = 0
+            for byte in bytes where byte != UInt8(ascii: "-") {
+                guard digits < 32, let value = hexValue(byte) else { return nil }
+                if digits < 16 {
+                    halves.high = halves.high << 4 | UInt64(value)
+                } else {
+                    halves.low = halves.low << 4 | UInt64(value)
+                }
+                digits += 1
             }
-            digits += 1
+            guard digits == 32 else { return nil }
+            return (
+                UInt32(truncatingIfNeeded: halves.high >> 32), UInt32(truncatingIfNeeded: halves.high),
+                UInt32(truncatingIfNeeded: halves.low >> 32), UInt32(truncatingIfNeeded: halves.low)
+            )
         }
-        return digits == 32 ? words : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt32? {

@@ -178,23 +178,24 @@ enum MapsLines {
     }
 
     /// The range and the device-and-inode of a line that maps a file on a device of major
-    /// 0; nil for any other line.
+    /// 0; nil for any other line. Fields are taken one by one and a line is dropped at its
+    /// device: most lines map a disk's file or nothing, and an array of the five fields
+    /// made for each line of every process was a third of the look at /proc.
     private static func fileRange(_ line: ArraySlice<UInt8>) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)? {
         let space = UInt8(ascii: " ")
-        var fields: [Range<Int>] = []
         var index = line.startIndex
-        while fields.count < 5 {
+        func nextField() -> Range<Int>? {
             while index < line.endIndex && line[index] == space { index += 1 }
             guard index < line.endIndex else { return nil }
-            let fieldStart = index
+            let start = index
             while index < line.endIndex && line[index] != space { index += 1 }
-            fields.append(fieldStart..<index)
+            return start..<index
         }
-        while index < line.endIndex && line[index] == space { index += 1 }
-        let device = line[fields[3]], inode = line[fields[4]]
-        guard index < line.endIndex, line[index] == UInt8(ascii: "/"), device.starts(with: "00:".utf8),
-            !inode.elementsEqual("0".utf8)
+        guard let range = nextField(), nextField() != nil, nextField() != nil, let device = nextField(),
+            line[device].starts(with: "00:".utf8), let inode = nextField(), !line[inode].elementsEqual("0".utf8)
         else { return nil }
-        return (line[fields[0]], line[fields[3].lowerBound..<fields[4].upperBound])
+        while index < line.endIndex && line[index] == space { index += 1 }
+        guard index < line.endIndex, line[index] == UInt8(ascii: "/") else { return nil }
+        return (line[range], line[device.lowerBound..<inode.upperBound])
     }
 }
