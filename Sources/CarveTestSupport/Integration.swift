@@ -23,6 +23,14 @@ public enum Integration {
         return missing.isEmpty ? nil : missing.joined(separator: "; ")
     }
 
+    /// A /proc or /sys file read to its end: such files say they are empty, and
+    /// `String(contentsOfFile:)` then reads one page (4,053 bytes of a 10,748-byte maps).
+    public static func kernelText(_ path: String) -> String {
+        guard let file = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? file.close() }
+        return String(decoding: (try? file.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+
     /// A fresh directory under /tmp that every fixture of one test lives in.
     /// Scripts/test sweeps `/tmp/carve-test-*` after the run, so a crashed test leaks nothing.
     public static func makeScratchDirectory() throws -> String {

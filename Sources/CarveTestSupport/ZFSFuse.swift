@@ -97,7 +97,7 @@ public final class ZFSFuse {
             daemon.waitUntilExit()
         }
         // Never through a mount that is left (a pool that refused to go).
-        let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        let mounts = Integration.kernelText("/proc/self/mountinfo")
         if !mounts.contains(" \(directory)/") { try? FileManager.default.removeItem(atPath: directory) }
     }
 

@@ -140,20 +140,9 @@ struct LiveDataIntegrationTests {
         try withDeletionDisk { disk in
             try Data("mapped\n".utf8).write(to: URL(fileURLWithPath: disk.mountpoint + "/data/file"))
             try disk.snapshot("mapped")
-            let mapper = Process()
-            mapper.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            mapper.arguments = [
-                "-c",
-                "import mmap, sys, time\nwith open(sys.argv[1], 'rb') as f:\n    m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\n"
-                    + "print('ready', flush=True)\ntime.sleep(600)",
-                disk.mountpoint + "/snaps/mapped/file",
-            ]
-            let ready = Pipe()
-            mapper.standardOutput = ready
-            try mapper.run()
+            let mapper = try Self.mapper(of: disk.mountpoint + "/snaps/mapped/file")
             defer { Self.stop(mapper) }
-            _ = ready.fileHandleForReading.availableData
-            let maps = try String(contentsOfFile: "/proc/\(mapper.processIdentifier)/maps", encoding: .utf8)
+            let maps = Integration.kernelText("/proc/\(mapper.processIdentifier)/maps")
             #expect(maps.contains(disk.mountpoint + "/snaps/mapped/file"))
             let result = try disk.carve(["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"])
             #expect(result.status == 0, "\(result.stderr)")
@@ -216,6 +205,35 @@ struct LiveDataIntegrationTests {
         try process.run()
         // The sleeper's copy is the one that holds the file; the test's would hold it too.
         try input?.close()
+        return process
+    }
+
+    /// A process (behind `prefix`, e.g. `setpriv` to another user) that maps the file at
+    /// `path`, opened for it as its stdin, and closes that descriptor, so that only its
+    /// /proc/PID/maps shows the file. libc's mmap, through ctypes: Python's own `mmap`
+    /// keeps a duplicate of the descriptor, which the check of open files finds first.
+    static func mapper(of path: String, behind prefix: [String] = []) throws -> Process {
+        let script = """
+            import ctypes, os, time
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mmap.restype = ctypes.c_void_p
+            libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+            if libc.mmap(None, 4096, 1, 1, 0, 0) in (None, 2**64 - 1): raise SystemExit(ctypes.get_errno())
+            os.close(0)
+            print('ready', flush=True)
+            time.sleep(600)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = prefix + ["/usr/bin/python3", "-c", script]
+        let input = try #require(FileHandle(forReadingAtPath: path))
+        let ready = Pipe()
+        (process.standardInput, process.standardOutput) = (input, ready)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try input.close()
+        // Its first bytes come once the file is mapped and the descriptor closed.
+        #expect(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("ready"))
         return process
     }
 }

@@ -18,7 +18,7 @@ struct LoopDiskTests {
             #expect(said.contains("held by \(getpid()) ("), "\(said)")
             try held.close()
             try disk.unmount(mountpoint)
-            #expect(!(try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)).contains(" \(mountpoint) "))
+            #expect(!Integration.kernelText("/proc/self/mounts").contains(" \(mountpoint) "))
         }
     }
 
@@ -29,7 +29,7 @@ struct LoopDiskTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: mountpoint + "/held"))
         let held = try #require(FileHandle(forReadingAtPath: mountpoint + "/held"))
         disk.cleanup()
-        #expect(!(try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)).contains(" \(mountpoint) "))
+        #expect(!Integration.kernelText("/proc/self/mounts").contains(" \(mountpoint) "))
         // The lazily detached filesystem lets the device go once its last file closes.
         try held.close()
         var attached = ""

@@ -74,6 +74,12 @@ struct UnitCapabilityIntegrationTests {
         try withDeletionDisk { disk in
             let held = try Held(disk)
             defer { held.stop() }
+            // A map alone, of another user's process: only its /proc/PID/maps tells.
+            try disk.snapshot("user-mapped")
+            let mapper = try LiveDataIntegrationTests.mapper(
+                of: disk.mountpoint + "/snaps/user-mapped/file",
+                behind: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            defer { LiveDataIntegrationTests.stop(mapper) }
             let before = try disk.subvolumes()
             let command =
                 !unit.hasPrefix("carve-thin")
@@ -82,6 +88,9 @@ struct UnitCapabilityIntegrationTests {
             let result = try carve(disk, sandbox, command)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(held.reasons.allSatisfy(result.stderr.contains), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("snaps/user-mapped: in use by \(mapper.processIdentifier) (python3)"),
+                "\(result.stderr)")
             #expect(try disk.subvolumes() == before.filter { $0 != "snaps/free" })
             // Named, a held snapshot is refused just the same.
             let named = try carve(
