@@ -22,9 +22,12 @@ struct UnitCapabilityIntegrationTests {
             for name in ["root-held", "user-held", "free"] { try disk.snapshot(name) }
             root = try Self.holder([], directory: disk.mountpoint + "/snaps/root-held")
             other = try Self.holder(
-                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"],
+                Self.asNobody,
                 stdin: disk.mountpoint + "/snaps/user-held/file")
         }
+
+        /// Runs what follows as `nobody`, with no groups.
+        static let asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
         func stop() { for process in [root, other] { LiveDataIntegrationTests.stop(process) } }
 
@@ -78,7 +81,7 @@ struct UnitCapabilityIntegrationTests {
             try disk.snapshot("user-mapped")
             let mapper = try LiveDataIntegrationTests.mapper(
                 of: disk.mountpoint + "/snaps/user-mapped/file",
-                behind: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                behind: Held.asNobody)
             defer { LiveDataIntegrationTests.stop(mapper) }
             let before = try disk.subvolumes()
             let command =
