@@ -13,7 +13,9 @@ extension TreeChanges {
         // per directory read and a dictionary of the records cost a fifth of a listing
         // after 1% churn.
         var reading = Rereading()
-        for inode in changed.sorted() { try reading.read(inode, with: self, result: &result) }
+        for inode in changed.sorted() {
+            try reading.read(inode, directory: directories.contains(inode), with: self, result: &result)
+        }
         // Directories to look into: those read again (their names now), and those gone.
         var looked = InodeSet()
         var pending = Self.ascending(directories.sorted() + reading.openedOrGone(wereDirectories: nil))
@@ -22,7 +24,9 @@ extension TreeChanges {
             let (suspects, wereDirectories) = Self.suspects(
                 in: base, of: pending, read: reading.read, children: reading.children)
             let before = reading.records.count
-            for inode in suspects { try reading.read(inode, with: self, result: &result) }
+            for inode in suspects {
+                try reading.read(inode, directory: wereDirectories.contains(inode), with: self, result: &result)
+            }
             // A suspect that is a directory, or was one and is gone, may have held inodes of
             // its own. (A file gone held none: walking every record again for the files
             // deleted since was two thirds of the walks.)
@@ -41,10 +45,10 @@ extension TreeChanges {
         /// The inodes each directory read again names.
         var children: [UInt64: [UInt64]] = [:]
 
-        /// Reads `inode` again unless it was.
-        mutating func read(_ inode: UInt64, with changes: TreeChanges, result: inout Result) throws {
+        /// Reads `inode` again unless it was; `directory`: known as one (`readInode`).
+        mutating func read(_ inode: UInt64, directory: Bool, with changes: TreeChanges, result: inout Result) throws {
             guard read.insert(inode) else { return }
-            let (record, children) = try changes.readInode(inode, malformed: &result.malformed)
+            let (record, children) = try changes.readInode(inode, directory: directory, malformed: &result.malformed)
             records.append((inode, record))
             if let record, record.isDirectory { self.children[inode] = children }
             result.reread += 1

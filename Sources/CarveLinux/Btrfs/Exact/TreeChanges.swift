@@ -185,15 +185,27 @@ struct TreeChanges {
     }
 
     /// One inode's record, read whole, and the inodes its DIR_ITEMs name; nil when gone.
-    func readInode(_ inode: UInt64, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
+    /// For an inode known as a `directory` (here or in the state), its DIR_INDEX items are
+    /// left out: they name the entries its DIR_ITEMs name, and their leaf bytes follow
+    /// from those. They were half of what reading the changed directories again copied.
+    func readInode(_ inode: UInt64, directory: Bool, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
         var builder = InodeRecordBuilder(collectsChildren: true)
         let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
-        var next: Key? = Key(objectid: inode, type: 0, offset: 0)
-        let end = Key(objectid: inode, type: 255, offset: .max)
-        while let from = next, from <= end {
-            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
-                _ = builder.add(item)
+        func read(_ types: ClosedRange<UInt32>) throws {
+            var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
+            let end = Key(objectid: inode, type: types.upperBound, offset: .max)
+            while let from = next, from <= end {
+                next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
+                    _ = builder.add(item)
+                }
             }
+        }
+        if directory {
+            builder.countsIndexFromItems = true
+            try read(0...(TreeReader.dirIndexType - 1))
+            try read((TreeReader.dirIndexType + 1)...255)
+        } else {
+            try read(0...255)
         }
         malformed += builder.malformed
         return (builder.finish(), builder.children)
