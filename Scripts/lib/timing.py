@@ -1,6 +1,6 @@
 """One timed run of a command, for the bench helpers (repeat.py, paired.py): its output
 thrown away, its wall time, its CPU time (user + sys, from wait4 in microseconds, where
-time(1) rounds to 10 ms steps) and its peak RSS in KiB. A command that fails stops the run."""
+time(1) rounds to 10 ms steps), its peak RSS in KiB and its user CPU time alone. A command that fails stops the run."""
 import os, sys, time
 
 def timed(command):
@@ -13,4 +13,4 @@ def timed(command):
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
     if status != 0: sys.exit("bench: %s failed (%d)" % (command[0], os.waitstatus_to_exitcode(status)))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, usage.ru_utime

@@ -25,7 +25,8 @@ import Testing
         switch Int.random(in: 0..<6, using: &random) {
         case 0: record.isDirectory = true
         case 1: record.inlineBytes = UInt64.random(in: 0...3000, using: &random)
-        case 2: record.parents.append(9000)
+        // A far parent: a walk among it and the others searches, not a bit span.
+        case 2: record.parents.append(Bool.random(using: &random) ? 9000 : 1 << 40)
         default:
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 record.references.append(
@@ -76,15 +77,15 @@ import Testing
         let directories = [UInt64](
             Set(
                 (0..<Int.random(in: 0...4, using: &random)).map { _ in
-                    [256, 257, 258, 259, 9000, 12].randomElement(using: &random)!
+                    [256, 257, 258, 259, 9000, 12, 1 << 40].randomElement(using: &random)!
                 })
         ).sorted()
         var found: [[UInt64]] = []
-        packed.forEachChild(of: directories) { found.append([$0, $1]) }
+        packed.forEachChild(of: directories) { found.append([$0, $1, $2 ? 1 : 0]) }
         var named: [[UInt64]] = []
         packed.forEach { entry in
             entry.forEachParent { parent in
-                if directories.contains(parent) { named.append([entry.inode, parent]) }
+                if directories.contains(parent) { named.append([entry.inode, parent, entry.isDirectory ? 1 : 0]) }
             }
         }
         #expect(found == named, "seed \(seed), directories \(directories)")
@@ -104,7 +105,7 @@ import Testing
                 accepted += 1
                 #expect(checked.all.count == good.count)
                 var visited = 0
-                checked.forEachChild(of: [256, 257, 258, 259, 9000]) { _, _ in visited += 1 }
+                checked.forEachChild(of: [256, 257, 258, 259, 9000]) { _, _, _ in visited += 1 }
                 _ = checked.applying([(inode: 1 << 40, record: InodeRecord(inode: 1 << 40))])
             }
         }

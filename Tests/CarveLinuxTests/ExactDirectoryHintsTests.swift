@@ -121,4 +121,35 @@ struct ExactDirectoryHintsTests {
             #expect(small.items == plain.items)
         }
     }
+
+    /// A changed tree's read leaves a known directory's DIR_INDEX items out
+    /// (`TreeChanges.readInode`): for every inode of each tree, as a directory or not
+    /// (a hint may name a file), the record and the names are those of a read of every item.
+    @Test func aDirectoryReadWithoutItsIndexItemsGivesTheRecordOfAFullRead() throws {
+        try withChurnedDisk { mnt, listing in
+            let directory = try FileDescriptor(directory: mnt)
+            let nodeSize = try TreeSearch.nodeSize(directory)
+            var directories = 0
+            for tree in listing.subvolumes.map(\.id) {
+                var inodes: [(inode: UInt64, isDirectory: Bool)] = []
+                try TreeSearch(directory).forEachItem(tree: tree) { item in
+                    guard item.type == BtrfsKey.inodeItem, item.data.count >= 56 else { return }
+                    let mode = UInt32(littleEndian: item.data.loadUnaligned(fromByteOffset: 52, as: UInt32.self))
+                    inodes.append((item.objectid, mode & 0o170000 == 0o040000))
+                }
+                let changes = TreeChanges(tree: tree, search: TreeSearch(directory), nodeSize: nodeSize)
+                for (inode, isDirectory) in inodes {
+                    var malformed = 0
+                    let whole = try changes.readInode(inode, directory: false, malformed: &malformed)
+                    let withoutIndex = try changes.readInode(inode, directory: true, malformed: &malformed)
+                    #expect(withoutIndex.0 == whole.0, "tree \(tree) inode \(inode)")
+                    #expect(withoutIndex.1 == whole.1, "tree \(tree) inode \(inode)")
+                    #expect(malformed == 0)
+                    if isDirectory, whole.1.count > 1 { directories += 1 }
+                }
+            }
+            // The directories of each tree, the one with entries over several leaves among them.
+            #expect(directories >= 40, "\(directories) directories with entries")
+        }
+    }
 }

@@ -73,14 +73,16 @@ extension InodeRecords {
         while let entry = cursor.next() { visit(entry) }
     }
 
-    /// Calls `visit` with each record's inode and each of its parents among `directories`
-    /// (ascending), in the records' order. Read in place, no entry made: a changed
-    /// directory's children were found by a walk over a million entries that cost a
-    /// fifth of a listing that read 1% of them again.
+    /// Calls `visit` with each record's inode, each of its parents among `directories`
+    /// (ascending) and whether it is a directory itself, in the records' order. Read in
+    /// place, no entry made: a changed directory's children were found by a walk over a
+    /// million entries that cost a fifth of a listing that read 1% of them again.
     @_optimize(speed)
-    public func forEachChild(of directories: [UInt64], _ visit: (_ inode: UInt64, _ parent: UInt64) -> Void) {
+    public func forEachChild(
+        of directories: [UInt64], _ visit: (_ inode: UInt64, _ parent: UInt64, _ isDirectory: Bool) -> Void
+    ) {
         precondition(isChecked, "records read from a file are checked before they are walked")
-        guard let lowest = directories.first, let highest = directories.last else { return }
+        guard let among = Directories(directories) else { return }
         bytes.withUnsafeBufferPointer { stored in
             var offset = 0
             var inode: UInt64 = 0
@@ -89,24 +91,50 @@ extension InodeRecords {
                 let length = Int(checkedNumber(stored, at: &offset))
                 var reader = Reader(UnsafeBufferPointer(rebasing: stored[offset..<(offset + length)]))
                 offset += length
+                let isDirectory = reader.bytes[0] & Self.directoryFlag != 0
                 reader.skipToParents()
                 for _ in 0..<reader.next() {
                     let parent = inode &- unzigzag(reader.next())
-                    guard parent >= lowest, parent <= highest, Self.holds(directories, parent) else { continue }
-                    visit(inode, parent)
+                    guard among.holds(parent) else { continue }
+                    visit(inode, parent, isDirectory)
                 }
             }
         }
     }
 
-    @inline(__always)
-    private static func holds(_ sorted: [UInt64], _ value: UInt64) -> Bool {
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+    /// Whether a parent is among the directories asked: a bit each over their span when
+    /// it is under 16 M inodes (2 MiB), else a binary search. A search of a thousand
+    /// directories for each of a million parents was a third of the walk.
+    private struct Directories {
+        let sorted: [UInt64]
+        let lowest: UInt64
+        let highest: UInt64
+        let bits: [UInt64]
+
+        init?(_ sorted: [UInt64]) {
+            guard let lowest = sorted.first, let highest = sorted.last else { return nil }
+            self.sorted = sorted; self.lowest = lowest; self.highest = highest
+            let span = highest - lowest
+            guard span < 1 << 24 else { bits = []; return }
+            var bits = [UInt64](repeating: 0, count: Int(span / 64) + 1)
+            for directory in sorted { bits[Int((directory - lowest) / 64)] |= 1 << ((directory - lowest) % 64) }
+            self.bits = bits
         }
-        return low < sorted.count && sorted[low] == value
+
+        @inline(__always)
+        func holds(_ parent: UInt64) -> Bool {
+            guard parent >= lowest, parent <= highest else { return false }
+            guard bits.isEmpty else {
+                let at = parent - lowest
+                return bits.withUnsafeBufferPointer { $0[Int(at / 64)] } & (1 << (at % 64)) != 0
+            }
+            var low = 0, high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < parent { low = middle + 1 } else { high = middle }
+            }
+            return low < sorted.count && sorted[low] == parent
+        }
     }
 
     /// Walks the records in order; `next(atLeast:)` skips ahead by bodies' lengths.
@@ -203,6 +231,7 @@ extension InodeRecords {
             }
         }
 
+        @inline(__always)
         mutating func next() -> UInt64 { checkedNumber(bytes, at: &offset) }
 
         mutating func skipToParents() {

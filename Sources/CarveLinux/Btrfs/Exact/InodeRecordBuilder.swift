@@ -16,6 +16,10 @@ struct InodeRecordBuilder {
     /// The inodes named by the current object's DIR_ITEMs, when `collectsChildren`.
     private(set) var children: [UInt64] = []
     let collectsChildren: Bool
+    /// Set when the read leaves a directory's DIR_INDEX items out: each entry of its
+    /// DIR_ITEMs then counts the leaf bytes of the DIR_INDEX item that names the same
+    /// entry (an item header and the same entry: a name and no data).
+    var countsIndexFromItems = false
 
     init(collectsChildren: Bool = false) { self.collectsChildren = collectsChildren }
 
@@ -49,7 +53,12 @@ struct InodeRecordBuilder {
             case .malformed: malformed += 1
             }
         case TreeReader.dirItemType where collectsChildren:
-            forEachDirEntry(data) { children.append($0) }
+            var indexBytes: UInt64 = 0
+            forEachDirEntry(data) { child, size in
+                if let child { children.append(child) }
+                indexBytes += ExactSizes.leafBytes(itemSize: size)
+            }
+            if countsIndexFromItems { current!.leafBytes += indexBytes }
         default:
             break
         }
@@ -84,19 +93,20 @@ struct InodeRecordBuilder {
 
     /// struct btrfs_dir_item entries, packed (names whose hashes collide share an item):
     /// each names an inode, or a subvolume (a ROOT_ITEM location), which is no child here.
-    private func forEachDirEntry(_ data: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) {
+    private func forEachDirEntry(_ data: UnsafeRawBufferPointer, _ body: (_ inode: UInt64?, _ size: Int) -> Void) {
         let header = Int(carve_dir_item_size.rawValue)
         var offset = 0
         while offset + header <= data.count {
             let type = data[offset + Int(carve_dir_item_location_type.rawValue)]
-            if UInt32(type) == BtrfsKey.inodeItem { body(data.loadLE(at: offset)) }
             let name = UInt16(
                 littleEndian: data.loadUnaligned(
                     fromByteOffset: offset + Int(carve_dir_item_name_len.rawValue), as: UInt16.self))
             let extra = UInt16(
                 littleEndian: data.loadUnaligned(
                     fromByteOffset: offset + Int(carve_dir_item_data_len.rawValue), as: UInt16.self))
-            offset += header + Int(name) + Int(extra)
+            let size = header + Int(name) + Int(extra)
+            body(UInt32(type) == BtrfsKey.inodeItem ? data.loadLE(at: offset) : nil, size)
+            offset += size
         }
     }
 }

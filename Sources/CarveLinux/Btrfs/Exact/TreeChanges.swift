@@ -184,55 +184,28 @@ struct TreeChanges {
         return true
     }
 
-    /// Reads `changed` again, then the inodes the state held in a changed directory that
-    /// it no longer names, and so on for directories found gone.
-    @_optimize(speed)
-    private func reread(
-        _ changed: Set<UInt64>, directories: Set<UInt64>, base: InodeRecords, result: inout Result
-    ) throws -> [(inode: UInt64, record: InodeRecord?)] {
-        var found: [UInt64: InodeRecord?] = [:]
-        var children: [UInt64: Set<UInt64>] = [:]
-        func readAll(_ inodes: some Sequence<UInt64>) throws {
-            for inode in inodes where found[inode] == nil {
-                let (record, named) = try readInode(inode, malformed: &result.malformed)
-                found[inode] = .some(record)
-                if let record, record.isDirectory { children[inode] = Set(named) }
-                result.reread += 1
-            }
-        }
-        try readAll(changed.sorted())
-        // Directories to look into: those read again (their names now), and those gone.
-        var looked = Set<UInt64>()
-        var pending = Set(directories).union(found.keys.filter { children[$0] != nil || found[$0]! == nil })
-        while !pending.isEmpty {
-            looked.formUnion(pending)
-            var suspects: [UInt64] = []
-            // The directories' children first, then whether each was read or is still named
-            // there: a lookup in `found` for each of a million records cost more than the walk.
-            base.forEachChild(of: pending.sorted()) { inode, parent in
-                // Asked by index: `found[inode]` copied the record found (its arrays retained).
-                guard suspects.last != inode, found.index(forKey: inode) == nil,
-                    children[parent]?.contains(inode) != true
-                else { return }
-                suspects.append(inode)
-            }
-            try readAll(suspects)
-            // A suspect found gone, or a directory, may have held inodes of its own.
-            pending = Set(suspects.filter { !looked.contains($0) && (found[$0]! == nil || children[$0] != nil) })
-        }
-        return found.sorted { $0.key < $1.key }.map { (inode: $0.key, record: $0.value) }
-    }
-
     /// One inode's record, read whole, and the inodes its DIR_ITEMs name; nil when gone.
-    private func readInode(_ inode: UInt64, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
+    /// For an inode known as a `directory` (here or in the state), its DIR_INDEX items are
+    /// left out: they name the entries its DIR_ITEMs name, and their leaf bytes follow
+    /// from those. They were half of what reading the changed directories again copied.
+    func readInode(_ inode: UInt64, directory: Bool, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
         var builder = InodeRecordBuilder(collectsChildren: true)
         let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
-        var next: Key? = Key(objectid: inode, type: 0, offset: 0)
-        let end = Key(objectid: inode, type: 255, offset: .max)
-        while let from = next, from <= end {
-            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
-                _ = builder.add(item)
+        func read(_ types: ClosedRange<UInt32>) throws {
+            var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
+            let end = Key(objectid: inode, type: types.upperBound, offset: .max)
+            while let from = next, from <= end {
+                next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
+                    _ = builder.add(item)
+                }
             }
+        }
+        if directory {
+            builder.countsIndexFromItems = true
+            try read(0...(TreeReader.dirIndexType - 1))
+            try read((TreeReader.dirIndexType + 1)...255)
+        } else {
+            try read(0...255)
         }
         malformed += builder.malformed
         return (builder.finish(), builder.children)
