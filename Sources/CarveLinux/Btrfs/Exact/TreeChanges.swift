@@ -190,25 +190,29 @@ struct TreeChanges {
     /// from those. They were half of what reading the changed directories again copied.
     func readInode(_ inode: UInt64, directory: Bool, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
         var builder = InodeRecordBuilder(collectsChildren: true)
-        let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
-        func read(_ types: ClosedRange<UInt32>) throws {
-            var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
-            let end = Key(objectid: inode, type: types.upperBound, offset: .max)
-            while let from = next, from <= end {
-                next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
-                    _ = builder.add(item)
-                }
-            }
-        }
         if directory {
             builder.countsIndexFromItems = true
-            try read(0...(TreeReader.dirIndexType - 1))
-            try read((TreeReader.dirIndexType + 1)...255)
+            try read(inode, types: 0...(TreeReader.dirIndexType - 1), into: &builder)
+            try read(inode, types: (TreeReader.dirIndexType + 1)...255, into: &builder)
         } else {
-            try read(0...255)
+            try read(inode, types: 0...255, into: &builder)
         }
         malformed += builder.malformed
         return (builder.finish(), builder.children)
+    }
+
+    /// The items of `inode` of the key types `types`, added to `builder`. The builder
+    /// comes in as a parameter: captured by a nested function, each item's addition was
+    /// checked for exclusive access at run time.
+    private func read(_ inode: UInt64, types: ClosedRange<UInt32>, into builder: inout InodeRecordBuilder) throws {
+        let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
+        var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
+        let end = Key(objectid: inode, type: types.upperBound, offset: .max)
+        while let from = next, from <= end {
+            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
+                builder.addOfOneObject(item)
+            }
+        }
     }
 
     /// Every record of the tree, read whole, as changes against `base`.
