@@ -33,8 +33,7 @@ public enum RadixSort {
         var differing: UInt64 = 0
         for value in values { differing |= value ^ first }
         var source = values.baseAddress!, target = scratch.baseAddress!
-        var counts = (0..<256).map { _ in 0 }
-        counts.withUnsafeMutableBufferPointer { counts in
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { counts in
             for byte in 0..<8 where (differing >> UInt64(byte * 8)) & 0xff != 0 {
                 let shift = UInt64(byte * 8)
                 for index in 0..<256 { counts[index] = 0 }

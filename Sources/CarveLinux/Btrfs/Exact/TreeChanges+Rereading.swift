@@ -13,9 +13,8 @@ extension TreeChanges {
         // per directory read and a dictionary of the records cost a fifth of a listing
         // after 1% churn.
         var reading = Rereading()
-        for inode in RadixSort.sorted(Array(changed)) {
-            try reading.read(inode, directory: directories.contains(inode), with: self, result: &result)
-        }
+        let first = RadixSort.sorted(Array(changed))
+        try reading.read(first, directories: first.map(directories.contains), with: self, result: &result)
         // Directories to look into: those read again (their names now), and those gone.
         var looked = InodeSet()
         var pending = Self.ascending(Array(directories) + reading.openedOrGone(wereDirectories: nil))
@@ -24,9 +23,7 @@ extension TreeChanges {
             let (suspects, wereDirectories) = Self.suspects(
                 in: base, of: pending, read: reading.read, children: reading.children)
             let before = reading.records.count
-            for inode in suspects {
-                try reading.read(inode, directory: wereDirectories.contains(inode), with: self, result: &result)
-            }
+            try reading.read(suspects, directories: suspects.map(wereDirectories.contains), with: self, result: &result)
             // A suspect that is a directory, or was one and is gone, may have held inodes of
             // its own. (A file gone held none: walking every record again for the files
             // deleted since was two thirds of the walks.)
@@ -45,13 +42,22 @@ extension TreeChanges {
         /// The inodes each directory read again names.
         var children: [UInt64: [UInt64]] = [:]
 
-        /// Reads `inode` again unless it was; `directory`: known as one (`readInode`).
-        mutating func read(_ inode: UInt64, directory: Bool, with changes: TreeChanges, result: inout Result) throws {
-            guard read.insert(inode) else { return }
-            let (record, children) = try changes.readInode(inode, directory: directory, malformed: &result.malformed)
-            records.append((inode, record))
-            if let record, record.isDirectory { self.children[inode] = children }
-            result.reread += 1
+        /// Reads `inodes` again (ascending, each once; `directories`: each known as one,
+        /// see `readInode`) but those read already, on every worker's search.
+        mutating func read(
+            _ inodes: [UInt64], directories: [Bool], with changes: TreeChanges, result: inout Result
+        ) throws {
+            let fresh = inodes.indices.filter { !read.contains(inodes[$0]) }
+            let found = try changes.readInodes(fresh.map { inodes[$0] }, directories: fresh.map { directories[$0] })
+            for (index, position) in fresh.enumerated() {
+                read.insert(inodes[position])
+                records.append((inodes[position], found.records[index]))
+                if let record = found.records[index], record.isDirectory {
+                    children[inodes[position]] = found.children[index]
+                }
+            }
+            result.reread += fresh.count
+            result.malformed += found.malformed
         }
 
         /// Of the records read from position `start` on, the directories and those gone
