@@ -81,11 +81,13 @@ import Testing
                 })
         ).sorted()
         var found: [[UInt64]] = []
-        packed.forEachChild(of: directories) { found.append([$0, $1, $2 ? 1 : 0]) }
+        packed.forEachChild(of: directories) { found.append([$0, $1, UInt64($2), $3 ? 1 : 0]) }
         var named: [[UInt64]] = []
         packed.forEach { entry in
             entry.forEachParent { parent in
-                if directories.contains(parent) { named.append([entry.inode, parent, entry.isDirectory ? 1 : 0]) }
+                if let position = directories.firstIndex(of: parent) {
+                    named.append([entry.inode, parent, UInt64(position), entry.isDirectory ? 1 : 0])
+                }
             }
         }
         #expect(found == named, "seed \(seed), directories \(directories)")
@@ -105,7 +107,7 @@ import Testing
                 accepted += 1
                 #expect(checked.all.count == good.count)
                 var visited = 0
-                checked.forEachChild(of: [256, 257, 258, 259, 9000]) { _, _, _ in visited += 1 }
+                checked.forEachChild(of: [256, 257, 258, 259, 9000]) { _, _, _, _ in visited += 1 }
                 _ = checked.applying([(inode: 1 << 40, record: InodeRecord(inode: 1 << 40))])
             }
         }

@@ -105,8 +105,8 @@ struct ExtentScanner {
         if var cache = cached.take(), cache.nodeSize == nodeSize {
             seed = cache.seed(subvolumes: every, reused: reused, carried: plan.carried)
             if !plan.chains.isEmpty { Allocator.giveLargeBlocksBack() }
-            let search = TreeSearch(directory)
-            chains = try ChainReads { TreeChanges(tree: $0, search: search, nodeSize: nodeSize) }
+            let searches = (0..<Self.workers).map { _ in TreeSearch(directory) }
+            chains = try ChainReads { TreeChanges(tree: $0, searches: searches, nodeSize: nodeSize) }
                 .run(plan, cache: cache, into: &seed!)
         }
         let derived = seed == nil ? [] : plan.derived

@@ -13,20 +13,17 @@ extension TreeChanges {
         // per directory read and a dictionary of the records cost a fifth of a listing
         // after 1% churn.
         var reading = Rereading()
-        for inode in changed.sorted() {
-            try reading.read(inode, directory: directories.contains(inode), with: self, result: &result)
-        }
+        let first = RadixSort.sorted(Array(changed))
+        try reading.read(first, directories: first.map(directories.contains), with: self, result: &result)
         // Directories to look into: those read again (their names now), and those gone.
         var looked = InodeSet()
-        var pending = Self.ascending(directories.sorted() + reading.openedOrGone(wereDirectories: nil))
+        var pending = Self.ascending(Array(directories) + reading.openedOrGone(wereDirectories: nil))
         while !pending.isEmpty {
             for directory in pending { looked.insert(directory) }
             let (suspects, wereDirectories) = Self.suspects(
                 in: base, of: pending, read: reading.read, children: reading.children)
             let before = reading.records.count
-            for inode in suspects {
-                try reading.read(inode, directory: wereDirectories.contains(inode), with: self, result: &result)
-            }
+            try reading.read(suspects, directories: suspects.map(wereDirectories.contains), with: self, result: &result)
             // A suspect that is a directory, or was one and is gone, may have held inodes of
             // its own. (A file gone held none: walking every record again for the files
             // deleted since was two thirds of the walks.)
@@ -45,13 +42,22 @@ extension TreeChanges {
         /// The inodes each directory read again names.
         var children: [UInt64: [UInt64]] = [:]
 
-        /// Reads `inode` again unless it was; `directory`: known as one (`readInode`).
-        mutating func read(_ inode: UInt64, directory: Bool, with changes: TreeChanges, result: inout Result) throws {
-            guard read.insert(inode) else { return }
-            let (record, children) = try changes.readInode(inode, directory: directory, malformed: &result.malformed)
-            records.append((inode, record))
-            if let record, record.isDirectory { self.children[inode] = children }
-            result.reread += 1
+        /// Reads `inodes` again (ascending, each once; `directories`: each known as one,
+        /// see `readInode`) but those read already, on every worker's search.
+        mutating func read(
+            _ inodes: [UInt64], directories: [Bool], with changes: TreeChanges, result: inout Result
+        ) throws {
+            let fresh = inodes.indices.filter { !read.contains(inodes[$0]) }
+            let found = try changes.readInodes(fresh.map { inodes[$0] }, directories: fresh.map { directories[$0] })
+            for (index, position) in fresh.enumerated() {
+                read.insert(inodes[position])
+                records.append((inodes[position], found.records[index]))
+                if let record = found.records[index], record.isDirectory {
+                    children[inodes[position]] = found.children[index]
+                }
+            }
+            result.reread += fresh.count
+            result.malformed += found.malformed
         }
 
         /// Of the records read from position `start` on, the directories and those gone
@@ -77,8 +83,8 @@ extension TreeChanges {
         defer { named.free() }
         // The directories' children first, then whether each was read or is still named
         // there: a lookup for each of a million records cost more than the walk.
-        base.forEachChild(of: directories) { inode, parent, isDirectory in
-            guard !read.contains(inode), !named.names(parent, inode) else { return }
+        base.forEachChild(of: directories) { inode, _, position, isDirectory in
+            guard !read.contains(inode), !named.names(at: position, inode) else { return }
             suspects.append(inode)
             if isDirectory { wereDirectories.insert(inode) }
         }
@@ -92,47 +98,49 @@ extension TreeChanges {
     /// nearly every look. The cursors live outside the value, so asking changes nothing
     /// a closure captures.
     private struct NamedChildren {
-        let directories: [UInt64]
         let names: [UInt64]
         /// Where each directory's run ends in `names`.
         let ends: [Int]
         let cursors: UnsafeMutableBufferPointer<Int>
 
         init(_ directories: [UInt64], children: [UInt64: [UInt64]]) {
-            self.directories = directories
             var names: [UInt64] = []
             var ends: [Int] = []
-            cursors = .allocate(capacity: directories.count)
+            let starts = UnsafeMutableBufferPointer<Int>.allocate(capacity: directories.count)
+            var longest = 0
             for (index, directory) in directories.enumerated() {
-                cursors[index] = names.count
-                names += (children[directory] ?? []).sorted()
+                starts[index] = names.count
+                names += children[directory] ?? []
                 ends.append(names.count)
+                longest = max(longest, names.count - starts[index])
             }
-            self.names = names; self.ends = ends
+            // Each run sorted where it lies, through one scratch buffer.
+            let scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: longest)
+            defer { scratch.deallocate() }
+            names.withUnsafeMutableBufferPointer { names in
+                for index in ends.indices {
+                    RadixSort.sort(.init(rebasing: names[starts[index]..<ends[index]]), scratch: scratch)
+                }
+            }
+            self.names = names; self.ends = ends; cursors = starts
         }
 
         func free() { cursors.deallocate() }
 
-        /// Whether `parent` (one of the directories) names `inode`, asked for ascending
-        /// inodes of each parent.
+        /// Whether the directory at `position` names `inode`, asked for ascending
+        /// inodes of each directory.
         @inline(__always)
-        func names(_ parent: UInt64, _ inode: UInt64) -> Bool {
-            var low = 0, high = directories.count
-            while low < high {
-                let middle = (low + high) / 2
-                if directories[middle] < parent { low = middle + 1 } else { high = middle }
-            }
-            guard low < directories.count, directories[low] == parent else { return false }
-            var cursor = cursors[low]
-            while cursor < ends[low], names[cursor] < inode { cursor += 1 }
-            cursors[low] = cursor
-            return cursor < ends[low] && names[cursor] == inode
+        func names(at position: Int, _ inode: UInt64) -> Bool {
+            var cursor = cursors[position]
+            while cursor < ends[position], names[cursor] < inode { cursor += 1 }
+            cursors[position] = cursor
+            return cursor < ends[position] && names[cursor] == inode
         }
     }
 
     /// `inodes` sorted, each once.
     static func ascending(_ inodes: [UInt64]) -> [UInt64] {
-        var sorted = inodes.sorted()
+        var sorted = RadixSort.sorted(inodes)
         var kept = 0
         for index in sorted.indices where index == 0 || sorted[index] != sorted[kept - 1] {
             sorted[kept] = sorted[index]

@@ -28,8 +28,23 @@ import Glibc
 struct TreeChanges {
     typealias Key = TreeSearch.Key
     let tree: UInt64
-    let search: TreeSearch
+    /// A search for each worker (`TreeChanges+Workers`); the first reads alone.
+    let searches: [TreeSearch]
     let nodeSize: UInt64
+    /// The fewest records a state has, and inodes a step reads again, for the workers to
+    /// share them (tests share the smallest).
+    let sharing: (records: Int, reads: Int)
+
+    init(tree: UInt64, searches: [TreeSearch], nodeSize: UInt64, sharing: (records: Int, reads: Int) = (4096, 64)) {
+        precondition(!searches.isEmpty, "a search to read with")
+        self.tree = tree; self.searches = searches; self.nodeSize = nodeSize; self.sharing = sharing
+    }
+
+    init(tree: UInt64, search: TreeSearch, nodeSize: UInt64) {
+        self.init(tree: tree, searches: [search], nodeSize: nodeSize)
+    }
+
+    var search: TreeSearch { searches[0] }
 
     /// What changed: ascending by inode, a new record or nil for one that is gone.
     struct Result {
@@ -51,20 +66,16 @@ struct TreeChanges {
     /// The tree's changes since `base` (records of this tree's lineage) as of `threshold`.
     /// Throws `StateUnusable` when `base`'s records do not hold what they say.
     func read(base: WritableTreeState, threshold: UInt64) throws -> Result {
-        let (bytesBefore, itemsBefore) = (search.bytesRead, search.items)
+        let (bytesBefore, itemsBefore) = (bytesRead, itemsRead)
         var result = Result()
-        var records: InodeRecords?
-        func checkedRecords() throws -> InodeRecords {
-            if let records { return records }
-            guard let checked = base.records.checked() else { throw StateUnusable(tree: tree) }
-            records = checked
-            return checked
-        }
+        let records = CheckedOnce(base.records, tree: tree)
         var changed = Set(base.readEachRun)
         var directories = Set<UInt64>()
-        try changedSince(threshold, records: checkedRecords, changed: &changed, directories: &directories)
+        try changedSince(
+            threshold, in: ranges(sharing: base.records), records: records, changed: &changed,
+            directories: &directories)
         if !changed.isEmpty {
-            let base = try checkedRecords()
+            let base = try records.get()
             if changed.count > max(64, base.count / Self.wholeReadShare) {
                 result.changes = try wholeTree(against: base, malformed: &result.malformed)
                 result.readWhole = true
@@ -72,27 +83,49 @@ struct TreeChanges {
                 result.changes = try reread(changed, directories: directories, base: base, result: &result)
             }
         }
-        result.checkedBase = records
-        result.bytesRead = search.bytesRead - bytesBefore
-        result.items = search.items - itemsBefore
+        result.checkedBase = records.ifChecked
+        result.bytesRead = bytesRead - bytesBefore
+        result.items = itemsRead - itemsBefore
         return result
     }
 
-    /// The inodes whose items were rewritten since `threshold`, and the directories among them.
+    private var bytesRead: UInt64 { searches.reduce(0) { $0 + $1.bytesRead } }
+    private var itemsRead: Int { searches.reduce(0) { $0 + $1.items } }
+
+    /// The inodes whose items were rewritten since `threshold`, and the directories among
+    /// them: each range of inodes searched by a worker of its own.
     private func changedSince(
-        _ threshold: UInt64, records: () throws -> InodeRecords, changed: inout Set<UInt64>,
+        _ threshold: UInt64, in ranges: [ClosedRange<UInt64>], records: CheckedOnce, changed: inout Set<UInt64>,
         directories: inout Set<UInt64>
     ) throws {
-        var finder = ChangeFinder(threshold: threshold, changed: changed)
-        search.minimumTransaction = threshold
-        defer { search.minimumTransaction = 0 }
-        var next: Key? = Key(objectid: BtrfsKey.firstFreeObjectID, type: 0, offset: 0)
-        while let from = next {
-            next = try search.search(tree: tree, from: from, to: .last) { try finder.take($0, records: records) }
+        let finders = ranges.map { _ in FinderPart(ChangeFinder(threshold: threshold, changed: changed)) }
+        Threads.concurrentPerform(iterations: ranges.count) { worker in
+            let (part, search, range) = (finders[worker], searches[worker], ranges[worker])
+            search.minimumTransaction = threshold
+            defer { search.minimumTransaction = 0 }
+            do {
+                var next: Key? = Key(objectid: range.lowerBound, type: 0, offset: 0)
+                let end = Key(objectid: range.upperBound, type: Key.last.type, offset: Key.last.offset)
+                while let from = next {
+                    next = try search.search(tree: tree, from: from, to: end) {
+                        try part.finder.take($0, records: records.get)
+                    }
+                }
+                try part.finder.settle(records: records.get)
+            } catch {
+                part.error = error
+            }
         }
-        try finder.settle(records: records)
-        changed = finder.changed
-        directories = finder.directories
+        if let error = finders.lazy.compactMap(\.error).first { throw error }
+        changed = finders.reduce(into: Set()) { $0.formUnion($1.finder.changed) }
+        directories = finders.reduce(into: Set()) { $0.formUnion($1.finder.directories) }
+    }
+
+    /// One worker's finder, kept apart until all are done.
+    private final class FinderPart: @unchecked Sendable {
+        var finder: ChangeFinder
+        var error: (any Error)?
+        init(_ finder: ChangeFinder) { self.finder = finder }
     }
 
     /// The items of the leaves a search since a transaction returned, taken one object at a
@@ -188,27 +221,36 @@ struct TreeChanges {
     /// For an inode known as a `directory` (here or in the state), its DIR_INDEX items are
     /// left out: they name the entries its DIR_ITEMs name, and their leaf bytes follow
     /// from those. They were half of what reading the changed directories again copied.
-    func readInode(_ inode: UInt64, directory: Bool, malformed: inout Int) throws -> (InodeRecord?, [UInt64]) {
+    func readInode(
+        _ inode: UInt64, directory: Bool, malformed: inout Int, with search: TreeSearch? = nil
+    ) throws -> (InodeRecord?, [UInt64]) {
+        let search = search ?? self.search
         var builder = InodeRecordBuilder(collectsChildren: true)
-        let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
-        func read(_ types: ClosedRange<UInt32>) throws {
-            var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
-            let end = Key(objectid: inode, type: types.upperBound, offset: .max)
-            while let from = next, from <= end {
-                next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
-                    _ = builder.add(item)
-                }
-            }
-        }
         if directory {
             builder.countsIndexFromItems = true
-            try read(0...(TreeReader.dirIndexType - 1))
-            try read((TreeReader.dirIndexType + 1)...255)
+            try read(inode, types: 0...(TreeReader.dirIndexType - 1), with: search, into: &builder)
+            try read(inode, types: (TreeReader.dirIndexType + 1)...255, with: search, into: &builder)
         } else {
-            try read(0...255)
+            try read(inode, types: 0...255, with: search, into: &builder)
         }
         malformed += builder.malformed
         return (builder.finish(), builder.children)
+    }
+
+    /// The items of `inode` of the key types `types`, added to `builder`. The builder
+    /// comes in as a parameter: captured by a nested function, each item's addition was
+    /// checked for exclusive access at run time.
+    private func read(
+        _ inode: UInt64, types: ClosedRange<UInt32>, with search: TreeSearch, into builder: inout InodeRecordBuilder
+    ) throws {
+        let room = TreeSearch.roomForAnyItem(nodeSize: nodeSize)
+        var next: Key? = Key(objectid: inode, type: types.lowerBound, offset: 0)
+        let end = Key(objectid: inode, type: types.upperBound, offset: .max)
+        while let from = next, from <= end {
+            next = try search.search(tree: tree, from: from, to: end, doneWhenRoomFor: room) { item in
+                builder.addOfOneObject(item)
+            }
+        }
     }
 
     /// Every record of the tree, read whole, as changes against `base`.
