@@ -20,6 +20,14 @@ import Testing
         let outcome = DeletionOutcome(
             snapshot: PlannedSnapshot(subvolume: subvolume, filesystem: filesystem), result: .deleted)
         #expect(AuditTrail.lines(for: outcome) == ["carve: deleted snapshot \(shown) (id 300)"])
+        let gone = DeletionOutcome(snapshot: outcome.snapshot, result: .alreadyGone)
+        #expect(
+            AuditTrail.lines(for: gone) == ["carve: snapshot \(shown) (id 300) was already gone: counted as deleted"])
+        let refused = DeletionOutcome(snapshot: outcome.snapshot, result: .refused([.important]))
+        #expect(
+            AuditTrail.lines(for: refused) == [
+                "carve: cannot delete snapshot \(shown) (id 300): \(Protection.important.reason)"
+            ])
     }
 
     /// The metadata and failure lines quote paths too: each stays one line.

@@ -89,6 +89,25 @@ struct DeletionFixture {
         #expect(report.exitStatus() == .success)
     }
 
+    /// Whether an outcome is done is kept beside its result (the counts read it in
+    /// place): a result set later moves it too, and the counts and exit status follow.
+    @Test func anOutcomeIsDoneAsItsResultSays() {
+        let fixture = DeletionFixture()
+        var report = fixture.run([300, 301, 302])
+        #expect(report.doneCount == 3 && report.notDoneCount == 0 && report.exitStatus() == .success)
+        report.outcomes[1].result = .refused([.important])
+        report.outcomes[2].result = .failedToDelete(SystemCallError("x", call: "y", errno: 16))
+        #expect(report.outcomes.map(\.isDone) == [true, false, false])
+        #expect(report.doneCount == 1 && report.notDoneCount == 2 && report.exitStatus() == .partialFailure)
+        report.outcomes[0].result = .refused([.important])
+        #expect(report.doneCount == 0 && report.exitStatus() == .failure)
+        report.outcomes[1].result = .alreadyGone
+        report.outcomes[1].metadataWarning = "cannot remove its metadata"
+        // Gone, with its metadata left behind: half-done counts as a failure.
+        #expect(report.doneCount == 1 && report.exitStatus() == .partialFailure)
+        #expect(report.done.map(\.snapshot.subvolume.id) == [301])
+    }
+
     @Test func aSnapshotDeletedBetweenPlanAndRunIsReportedAsGone() {
         let fixture = DeletionFixture()
         let plan = fixture.planned([300, 301])

@@ -4,9 +4,9 @@ import Testing
 
 @testable import CarveLinux
 
-/// The mounts inside a snapshot are found two ways: for a whole listing by looking up
-/// each mountpoint's parents, right before one deletion by a prefix test per mount.
-/// Both must name the same mounts.
+/// The mounts inside a snapshot are found by looking up each mountpoint's parents
+/// (`MountsBelow`), for a whole listing and right before each deletion alike. They must
+/// be the mounts a prefix test of every mount names, in the same order.
 @Suite struct MountsInsideTests {
     typealias F = SnapshotFixtures
 
@@ -16,7 +16,19 @@ import Testing
             options: ["rw"], fsType: "tmpfs", source: "tmpfs", superOptions: [])
     }
 
-    @Test func theListingAndTheDeletionFindTheSameMounts() {
+    /// The plain reading: each path the volume is reached by (not `/`), then each mount
+    /// of the table strictly below it, each mount once.
+    static func prefixScan(_ mountedPath: String?, _ mountpoints: [String], in table: [MountEntry]) -> [String] {
+        var found: [String] = []
+        for reach in [mountedPath].compactMap({ $0 }) + mountpoints where reach != "/" {
+            for entry in table where entry.mountpoint.hasPrefix(reach + "/") && !found.contains(entry.mountpoint) {
+                found.append(entry.mountpoint)
+            }
+        }
+        return found
+    }
+
+    @Test func theParentsLookupFindsWhatAPrefixScanFinds() {
         let table = [
             "/", "/mnt", "/mnt/snaps/a/proc", "/mnt/snaps/a/proc/sys", "/mnt/snaps/ab/dev", "/mnt/snaps/b",
             "/elsewhere/c/run", "/elsewhere/c", "/mnt/snaps/d",
@@ -42,7 +54,7 @@ import Testing
             ])
         for (volume, marked) in zip(volumes, listed) {
             #expect(
-                BtrfsMounts.mounts(below: volume.mountedPath, volume.mountpoints, in: table) == marked.mountsInside,
+                Self.prefixScan(volume.mountedPath, volume.mountpoints, in: table) == marked.mountsInside,
                 "\(volume.path)")
         }
     }
@@ -73,12 +85,56 @@ import Testing
             Self.btrfs("/srv/b", minor: 40, subvolid: 300),
             Self.btrfs("/elsewhere", minor: 30, subvolid: 300),
         ]
-        #expect(BtrfsMounts.mountpoints(ofSubvolume: 300, on: filesystem, in: table) == ["/srv/a", "/srv/b"])
-        #expect(BtrfsMounts.mountpoints(ofSubvolume: 5, on: filesystem, in: table) == ["/mnt"])
-        #expect(BtrfsMounts.mountpoints(ofSubvolume: 999, on: filesystem, in: table).isEmpty)
+        #expect(
+            BtrfsMounts.mountpointsBySubvolume(on: filesystem, in: table) == [
+                300: ["/srv/a", "/srv/b"], 5: ["/mnt"], 301: ["/srv/other"],
+            ])
         // A filesystem none of whose mounts is in the table has none.
         let unmounted = Filesystem(
             uuid: "v", devices: [], mounts: [FilesystemMount(mountpoint: "/gone", subvolumePath: "/", subvolumeID: 5)])
-        #expect(BtrfsMounts.mountpoints(ofSubvolume: 300, on: unmounted, in: table).isEmpty)
+        #expect(BtrfsMounts.mountpointsBySubvolume(on: unmounted, in: table).isEmpty)
+    }
+}
+
+/// What a deletion reads of the mount table is worked out once per table read: kept
+/// while the table's version stays, worked out again when it moves, and never kept from
+/// a table that has no version.
+@Suite struct MountIndexesTests {
+    final class Table: MountTable, @unchecked Sendable {
+        var entries: [MountEntry]
+        var version: Int?
+        init(_ entries: [MountEntry], version: Int?) { self.entries = entries; self.version = version }
+        func mounts() throws -> [MountEntry] { entries }
+        func versionedMounts() throws -> (entries: [MountEntry], version: Int?) { (entries, version) }
+    }
+
+    static let filesystem = Filesystem(
+        uuid: "u", devices: ["/dev/loop0"],
+        mounts: [FilesystemMount(mountpoint: "/mnt", subvolumePath: "/", subvolumeID: 5)])
+
+    static func table(_ subvolumeMounts: [(String, UInt64)]) -> [MountEntry] {
+        [SubvolumeMountpointsTests.btrfs("/mnt", minor: 40, subvolid: 5)]
+            + subvolumeMounts.map { SubvolumeMountpointsTests.btrfs($0.0, minor: 40, subvolid: $0.1) }
+    }
+
+    @Test func keptWhileTheVersionStaysAndReadAgainWhenItMoves() throws {
+        let indexes = MountIndexes()
+        let table = Table(Self.table([("/srv/a", 300)]), version: 1)
+        #expect(try indexes.index(of: Self.filesystem, in: table).mountpoints[300] == ["/srv/a"])
+        // Changed behind an unchanged version: the kept index still answers.
+        table.entries = Self.table([("/srv/b", 300), ("/mnt/snaps/x/proc", 7)])
+        #expect(try indexes.index(of: Self.filesystem, in: table).mountpoints[300] == ["/srv/a"])
+        table.version = 2
+        let moved = try indexes.index(of: Self.filesystem, in: table)
+        #expect(moved.mountpoints[300] == ["/srv/b"])
+        #expect(moved.below.inside("/mnt/snaps/x", []) == ["/mnt/snaps/x/proc"])
+    }
+
+    @Test func aTableWithoutAVersionIsReadEachTime() throws {
+        let indexes = MountIndexes()
+        let table = Table(Self.table([("/srv/a", 300)]), version: nil)
+        #expect(try indexes.index(of: Self.filesystem, in: table).mountpoints[300] == ["/srv/a"])
+        table.entries = Self.table([("/srv/b", 300)])
+        #expect(try indexes.index(of: Self.filesystem, in: table).mountpoints[300] == ["/srv/b"])
     }
 }

@@ -12,7 +12,13 @@ public struct DeletionReport: Sendable {
     public var done: [DeletionOutcome] { outcomes.filter(\.isDone) }
     public var notDone: [DeletionOutcome] { outcomes.filter { !$0.isDone } }
     /// `done.count` and `notDone.count`, without copying a thousand outcomes to count them.
-    public var doneCount: Int { outcomes.reduce(0) { $0 + ($1.isDone ? 1 : 0) } }
+    public var doneCount: Int {
+        outcomes.withUnsafeBufferPointer { outcomes in
+            var count = 0
+            for index in outcomes.indices where outcomes[index].isDone { count += 1 }
+            return count
+        }
+    }
     public var notDoneCount: Int { outcomes.count - doneCount }
 
     /// The exit status: 130 interrupted; 0 when everything asked for is gone;
@@ -23,7 +29,12 @@ public struct DeletionReport: Sendable {
     public func exitStatus(protectedFailures: Int = 0) -> ExitStatus {
         if interrupted { return .interrupted }
         let done = doneCount
-        let halfDone = outcomes.reduce(0) { $0 + ($1.isDone && $1.metadataWarning != nil ? 1 : 0) }
+        var halfDone = 0
+        outcomes.withUnsafeBufferPointer { outcomes in
+            for index in outcomes.indices where outcomes[index].isDone && outcomes[index].metadataWarning != nil {
+                halfDone += 1
+            }
+        }
         let failures = outcomes.count - done + protectedFailures + halfDone
         if failures == 0 { return .success }
         return done == 0 ? .failure : .partialFailure

@@ -15,7 +15,7 @@ extension SnapshotDeleter {
     /// kept within the batch), so a dataset's snapshots go together although the plan
     /// orders every dataset's snapshots by date. Only `start` when the backend cannot batch.
     func batch(of snapshots: [PlannedSnapshot], from start: Int, skipping taken: [Bool]) -> [Int] {
-        guard let batches, isBatchable(snapshots[start]),
+        guard let batches, batches.deletesInBatches(snapshots[start].filesystem.kind), isBatchable(snapshots[start]),
             let key = batches.batchKey(of: snapshots[start].subvolume, on: snapshots[start].filesystem)
         else { return [start] }
         var positions = [start]

@@ -47,21 +47,24 @@ public struct DeletionOutcome: Sendable {
     }
 
     public var snapshot: PlannedSnapshot
-    public var result: Result
+    public var result: Result { didSet { isDone = Self.isDone(result) } }
     /// The manager metadata removed after the snapshot (snapper's `.snapshots/N`).
     public var metadataRemoved: String?
     /// Why the manager metadata could not be removed, when it could not.
     public var metadataWarning: String?
+    /// True for a snapshot that is gone now, whoever deleted it. Kept beside the result:
+    /// counting a run's outcomes read from the result copied each outcome whole.
+    public private(set) var isDone: Bool
 
     public init(
         snapshot: PlannedSnapshot, result: Result, metadataRemoved: String? = nil, metadataWarning: String? = nil
     ) {
         self.snapshot = snapshot; self.result = result
         self.metadataRemoved = metadataRemoved; self.metadataWarning = metadataWarning
+        isDone = Self.isDone(result)
     }
 
-    /// True for a snapshot that is gone now, whoever deleted it.
-    public var isDone: Bool {
+    private static func isDone(_ result: Result) -> Bool {
         switch result {
         case .deleted, .alreadyGone: true
         case .refused, .failed, .failedToDelete: false

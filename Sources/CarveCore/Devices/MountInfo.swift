@@ -144,4 +144,12 @@ public enum MountInfo {
 /// The mount table of this machine, behind a protocol so tests can describe mounts.
 public protocol MountTable: Sendable {
     func mounts() throws -> [MountEntry]
+    /// The table and a number that stays the same exactly as long as the table does, so
+    /// what is worked out from a table can be kept until it changes; nil when the table
+    /// keeps no such number (then it is worked out again each time).
+    func versionedMounts() throws -> (entries: [MountEntry], version: Int?)
+}
+
+extension MountTable {
+    public func versionedMounts() throws -> (entries: [MountEntry], version: Int?) { (try mounts(), nil) }
 }

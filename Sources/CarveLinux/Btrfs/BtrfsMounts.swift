@@ -91,74 +91,33 @@ enum BtrfsMounts {
 }
 
 extension BtrfsMounts {
-    /// Every mountpoint of subvolume `id` of `filesystem` in `table`, as `-o subvol=`
-    /// or a bind mount of a path in it: the btrfs mounts that share the device number
-    /// of the filesystem's own mounts and carry `subvolid=id`.
-    static func mountpoints(ofSubvolume id: UInt64, on filesystem: Filesystem, in table: [MountEntry]) -> [String] {
-        // Two passes over the table by position, nothing built but the answer: asked again
-        // right before each deletion, the sets and filtered tables (and each entry copied
-        // out, its strings retained) cost more than the call.
+    /// Every mountpoint of each subvolume of `filesystem` in `table`, as `-o subvol=` or
+    /// a bind mount of a path in it: the btrfs mounts that share the device number of
+    /// the filesystem's own mounts, by the `subvolid` they carry, in table order.
+    static func mountpointsBySubvolume(on filesystem: Filesystem, in table: [MountEntry]) -> [UInt64: [String]] {
         var numbers: [DeviceNumber] = []
         for index in table.indices where table[index].fsType == "btrfs" && !numbers.contains(table[index].number) {
             if filesystem.mounts.contains(where: { $0.mountpoint == table[index].mountpoint }) {
                 numbers.append(table[index].number)
             }
         }
-        var found: [String] = []
+        var found: [UInt64: [String]] = [:]
         for index in table.indices where table[index].fsType == "btrfs" && numbers.contains(table[index].number) {
-            if table[index].superOption("subvolid").flatMap(UInt64.init) == id { found.append(table[index].mountpoint) }
-        }
-        return found
-    }
-
-    /// One volume's `mountsInside`, right before its deletion: a prefix test per mount,
-    /// with nothing built (a run deleting a thousand asks a thousand times).
-    /// Given the volume's mounted path and its own mountpoints, as read right then.
-    static func mounts(below mountedPath: String?, _ mountpoints: [String], in table: [MountEntry]) -> [String] {
-        var found: [String] = []
-        for reach in [mountedPath].compactMap({ $0 }) + mountpoints where reach != "/" {
-            for index in table.indices where table[index].mountpoint.utf8.count > reach.utf8.count + 1 {
-                let bytes = table[index].mountpoint.utf8
-                if bytes.starts(with: reach.utf8), bytes.dropFirst(reach.utf8.count).first == UInt8(ascii: "/"),
-                    !found.contains(table[index].mountpoint)
-                {
-                    found.append(table[index].mountpoint)
-                }
+            if let id = table[index].superOption("subvolid").flatMap(UInt64.init) {
+                found[id, default: []].append(table[index].mountpoint)
             }
         }
         return found
     }
 
     /// Fills each volume's `mountsInside`: the mountpoints in `table` that lie below
-    /// its mounted path or below a mount of its own, in the order `mounts(below:_:in:)`
-    /// names them. The directories above each mount are gathered once (the mounts times
-    /// their depth), then each volume's paths are looked up there: one lookup per path.
-    /// A volume mounted at `/` holds every mount; the rule for `/` covers it.
+    /// its mounted path or below a mount of its own (`MountsBelow`). A volume mounted
+    /// at `/` holds every mount; the rule for `/` covers it.
     static func markMountsInside(_ volumes: inout [Volume], table: [MountEntry]) {
-        // The directories that hold a mount somewhere below them, with those mounts.
-        var below: [String: [String]] = [:]
-        for mountpoint in table.map(\.mountpoint) {
-            var parent = Substring(mountpoint)
-            while let slash = parent.lastIndex(of: "/"), slash != parent.startIndex {
-                parent = parent[..<slash]
-                below[String(parent), default: []].append(mountpoint)
-            }
-        }
-        // A path of a length no such directory has is not hashed to be looked up: most
-        // snapshots hold no mount, and hashing each one's path cost more than the rest.
-        var lengths = [Bool](repeating: false, count: (below.keys.map(\.utf8.count).max() ?? 0) + 1)
-        for directory in below.keys { lengths[directory.utf8.count] = true }
+        let below = MountsBelow(table)
         // Fields read in place, not each volume copied whole.
         for index in volumes.indices {
-            var found: [String] = []
-            func add(_ reach: String) {
-                guard reach.utf8.count < lengths.count, lengths[reach.utf8.count], reach != "/",
-                    let mounts = below[reach]
-                else { return }
-                for mount in mounts where !found.contains(mount) { found.append(mount) }
-            }
-            if let path = volumes[index].mountedPath { add(path) }
-            for path in volumes[index].mountpoints { add(path) }
+            let found = below.inside(volumes[index].mountedPath, volumes[index].mountpoints)
             // An empty list is left as the volume was made with it.
             if !found.isEmpty || !volumes[index].mountsInside.isEmpty { volumes[index].mountsInside = found }
         }

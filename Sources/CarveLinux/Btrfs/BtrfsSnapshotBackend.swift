@@ -20,6 +20,8 @@ public struct BtrfsSnapshotBackend: SnapshotBackend, NestedInListing {
     let roots = FilesystemRoots()
     /// The search keys of the last backup-chain lookup (`chainRelatives`), shared by copies.
     let chainKeys = ChainKeys()
+    /// What each deletion asks of the mount table, kept while the table is unchanged.
+    let mountIndexes = MountIndexes()
 
     public init(host: HostRoot = .system, mountTable: (any MountTable)? = nil, isRoot: Bool = geteuid() == 0) {
         self.mountTable = mountTable ?? ProcMountTable(host: host); self.host = host; self.isRoot = isRoot

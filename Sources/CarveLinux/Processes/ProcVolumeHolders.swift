@@ -34,7 +34,12 @@ public final class ProcVolumeHolders: VolumeHolders {
         /// Each filesystem's device numbers as mount tables show them, once looked up.
         var filesystemNumbers: [String: Set<DeviceNumber>] = [:]
         /// What `unseen` found for each filesystem in this look: asked for every snapshot.
-        var unseenByFilesystem: [String: UnseenProcesses?] = [:]
+        var unseenByFilesystem: [String: UnseenProcesses?] = [:] {
+            didSet { lastUnseen = nil }
+        }
+        /// The filesystem asked for last and its answer: a run asks for one filesystem's
+        /// before each deletion, and comparing its UUID costs less than hashing it.
+        var lastUnseen: (uuid: String, unseen: UnseenProcesses?)?
         /// The first look, started by `prefetch` and not yet taken.
         var pending: Background<ProcessLook>?
         /// The named paths' devices, started by `prefetch(devicesOf:)` and not yet taken.
@@ -113,9 +118,15 @@ public final class ProcVolumeHolders: VolumeHolders {
 
     /// The processes carve could not look into that might hold something on `filesystem`.
     private func unseen(on filesystem: Filesystem, _ state: inout State) -> UnseenProcesses? {
-        if let known = state.unseenByFilesystem[filesystem.uuid] { return known }
-        let found = lookForUnseen(on: filesystem, &state)
-        state.unseenByFilesystem[filesystem.uuid] = .some(found)
+        if let last = state.lastUnseen, last.uuid == filesystem.uuid { return last.unseen }
+        let found: UnseenProcesses?
+        if let known = state.unseenByFilesystem[filesystem.uuid] {
+            found = known
+        } else {
+            found = lookForUnseen(on: filesystem, &state)
+            state.unseenByFilesystem[filesystem.uuid] = .some(found)
+        }
+        state.lastUnseen = (filesystem.uuid, found)
         return found
     }
 

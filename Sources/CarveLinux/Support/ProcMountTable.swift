@@ -16,10 +16,14 @@ public final class ProcMountTable: MountTable, @unchecked Sendable {
     /// False until a read succeeds and after one fails: then the next call reads
     /// again, whatever poll says, rather than trust an empty or old table.
     private var valid = false
+    /// Counts the reads: what is kept from one table read is good while it stays.
+    private var reads = 0
 
     public init(host: HostRoot = .system) { path = host.mountInfo }
 
-    public func mounts() throws -> [MountEntry] {
+    public func mounts() throws -> [MountEntry] { try versionedMounts().entries }
+
+    public func versionedMounts() throws -> (entries: [MountEntry], version: Int?) {
         lock.lock()
         defer { lock.unlock() }
         let file = try self.file ?? FileDescriptor.open(path, O_RDONLY, "cannot read \(path)")
@@ -29,8 +33,9 @@ public final class ProcMountTable: MountTable, @unchecked Sendable {
             // Reading the whole file from the start also re-arms the change event.
             cached = try MountInfo.parse(ByteText.decode(try Files.contents(of: file.fd, "cannot read \(path)")))
             valid = true
+            reads += 1
         }
-        return cached
+        return (cached, reads)
     }
 
     private func changed(_ file: FileDescriptor) -> Bool {

@@ -8,6 +8,9 @@
 public struct SnapshotBackendRegistry: SnapshotBackend {
     private var listers: [(kind: FilesystemKind, backend: any SnapshotListing)] = []
     private var full: [FilesystemKind: any SnapshotBackend] = [:]
+    /// The full backends that delete in batches, cast once when registered: the cast
+    /// cost more than the rest of asking a batch key, before each snapshot of a run.
+    private var batching: [FilesystemKind: any SnapshotBatchDeleting] = [:]
     private let paths: any PathResolving
     /// The host's side of owner recognition, for every backend's listings (`OwnerClassification`).
     public var owners: any OwnerPreparing = NoOwnerPreparing()
@@ -23,6 +26,7 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     public mutating func register(_ backend: some SnapshotBackend, for kind: FilesystemKind) {
         register(listingOnly: backend, for: kind)
         full[kind] = backend
+        batching[kind] = backend as? any SnapshotBatchDeleting
     }
 
     /// A backend that only lists; it replaces the kind's backend, if any.
@@ -30,6 +34,7 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
         if let index = listers.firstIndex(where: { $0.kind == kind }) {
             listers[index] = (kind, backend)
             full[kind] = nil
+            batching[kind] = nil
         } else {
             listers.append((kind, backend))
         }
@@ -161,19 +166,21 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
 /// Batches and measured reclaims go to the backend of the filesystem when it has them;
 /// elsewhere one snapshot at a time, through the same calls as ever.
 extension SnapshotBackendRegistry: SnapshotBatchDeleting, SnapshotReclaimMeasuring {
+    public func deletesInBatches(_ kind: FilesystemKind) -> Bool { batching[kind] != nil }
+
     public func batchKey(of subvolume: Volume, on filesystem: Filesystem) -> String? {
-        (full[filesystem.kind] as? any SnapshotBatchDeleting)?.batchKey(of: subvolume, on: filesystem)
+        batching[filesystem.kind]?.batchKey(of: subvolume, on: filesystem)
     }
 
     public func currentStates(of subvolumes: [Volume], on filesystem: Filesystem) throws -> [Volume?] {
-        if let batches = try deleter(for: filesystem) as? any SnapshotBatchDeleting {
+        if let batches = batching[filesystem.kind] {
             return try batches.currentStates(of: subvolumes, on: filesystem)
         }
         return try subvolumes.map { try currentState(of: $0, on: filesystem) }
     }
 
     public func deleteSubvolumes(_ subvolumes: [Volume], on filesystem: Filesystem) -> [(any Error)?] {
-        if let batches = full[filesystem.kind] as? any SnapshotBatchDeleting {
+        if let batches = batching[filesystem.kind] {
             return batches.deleteSubvolumes(subvolumes, on: filesystem)
         }
         return subvolumes.map { subvolume in

@@ -10,6 +10,13 @@ public protocol SnapshotBatchDeleting: Sendable {
     /// Deletes them all, in as few calls as the backend can; the error of each that is not
     /// gone (nil: deleted), as `deleteSubvolume` throws it.
     func deleteSubvolumes(_ subvolumes: [Volume], on filesystem: Filesystem) -> [(any Error)?]
+    /// False when no snapshot of `kind` goes in a batch: asked before each snapshot of a
+    /// run, it spares a kind that never batches (btrfs) the copies a batch key costs.
+    func deletesInBatches(_ kind: FilesystemKind) -> Bool
+}
+
+extension SnapshotBatchDeleting {
+    public func deletesInBatches(_ kind: FilesystemKind) -> Bool { true }
 }
 
 /// What deleting a set of snapshots frees, as the filesystem itself answers for the set

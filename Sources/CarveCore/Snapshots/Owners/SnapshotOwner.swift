@@ -103,8 +103,11 @@ public enum SnapshotOwners {
     private static let byName: [SnapshotManager: any SnapshotOwner] = Dictionary(
         all.map { ($0.manager, $0) }, uniquingKeysWith: { first, _ in first })
 
-    /// The owner of this name; nil for `plain`.
-    public static func owner(_ manager: SnapshotManager) -> (any SnapshotOwner)? { byName[manager] }
+    /// The owner of this name; nil for `plain`. Most snapshots are plain, and a deletion
+    /// run asks twice a snapshot: comparing the name costs less than hashing it.
+    public static func owner(_ manager: SnapshotManager) -> (any SnapshotOwner)? {
+        manager == .plain ? nil : byName[manager]
+    }
 
     /// The container engine of this name, whose subvolumes are its live data.
     static func engine(_ manager: SnapshotManager) -> (any SnapshotOwner)? {

@@ -8,15 +8,16 @@ import Glibc
 /// only `SnapshotDeleter.delete` calls them, after checking `currentState`, and it takes
 /// the kernel's refusals as the rules' verdicts.
 extension BtrfsSnapshotBackend {
-    /// Only the mounts are read here. Whether it is still there, the default subvolume or
-    /// holds nested subvolumes, the kernel answers inside the deletion call, under its own
-    /// locks (see `deleteSubvolume`). Its id still names the subvolume the plan listed: the
-    /// listing opened the filesystem (`roots`) and holds it open, and btrfs hands a freed id
-    /// out again only to a filesystem mounted afresh.
+    /// Only the mounts are read here (the table once per change, `MountIndexes`).
+    /// Whether it is still there, the default subvolume or holds nested subvolumes, the
+    /// kernel answers inside the deletion call, under its own locks (see
+    /// `deleteSubvolume`). Its id still names the subvolume the plan listed: the listing
+    /// opened the filesystem (`roots`) and holds it open, and btrfs hands a freed id out
+    /// again only to a filesystem mounted afresh.
     public func currentState(of subvolume: Volume, on filesystem: Filesystem) throws -> Volume? {
-        let table = try mountTable.mounts()
-        let mountpoints = BtrfsMounts.mountpoints(ofSubvolume: subvolume.id, on: filesystem, in: table)
-        let inside = BtrfsMounts.mounts(below: subvolume.mountedPath, mountpoints, in: table)
+        let index = try mountIndexes.index(of: filesystem, in: mountTable)
+        let mountpoints = index.mountpoints[subvolume.id] ?? []
+        let inside = index.below.inside(subvolume.mountedPath, mountpoints)
         // Copied once, when all is known: asked of the copy while it was filled, the
         // subvolume (some thirty references) was copied again, per snapshot deleted.
         var current = subvolume
@@ -59,7 +60,6 @@ extension BtrfsSnapshotBackend {
     }
 
     private func destroy(_ subvolume: Volume, on filesystem: Filesystem, recursive: Bool) throws {
-        let name = subvolume.mountedPath ?? "<FS_TREE>/\(subvolume.path)"
         if recursive && subvolume.hasNestedSubvolumes {
             guard let path = subvolume.mountedPath, reaches(path, subvolume: subvolume.id) else {
                 throw RuntimeError("its nested subvolumes are deleted only by path, and no mount reaches it")
@@ -73,7 +73,8 @@ extension BtrfsSnapshotBackend {
         }
         let root = try roots.directory(of: filesystem)
         try BtrfsUtilCall.check(
-            btrfs_util_delete_subvolume_by_id_fd(root.fd, subvolume.id), "cannot delete snapshot \(name)",
+            btrfs_util_delete_subvolume_by_id_fd(root.fd, subvolume.id),
+            "cannot delete snapshot \(subvolume.mountedPath ?? "<FS_TREE>/" + subvolume.path)",
             "btrfs_util_delete_subvolume_by_id_fd")
     }
 
@@ -156,13 +157,17 @@ extension BtrfsSnapshotBackend {
 final class FilesystemRoots: @unchecked Sendable {
     private let lock = Lock()
     private var open: [String: FileDescriptor] = [:]
+    /// The last one asked for: a run asks for one filesystem's before each deletion, and
+    /// comparing its UUID costs less than hashing it.
+    private var last: (uuid: String, handle: FileDescriptor)?
 
     func directory(of filesystem: Filesystem) throws -> FileDescriptor {
         lock.lock()
         defer { lock.unlock() }
-        if let handle = open[filesystem.uuid] { return handle }
-        let handle = try FileDescriptor(directory: filesystem.mountpoint)
+        if let last, last.uuid == filesystem.uuid { return last.handle }
+        let handle = try open[filesystem.uuid] ?? FileDescriptor(directory: filesystem.mountpoint)
         open[filesystem.uuid] = handle
+        last = (filesystem.uuid, handle)
         return handle
     }
 }
@@ -170,12 +175,13 @@ final class FilesystemRoots: @unchecked Sendable {
 /// libbtrfsutil's error codes as carve errors: the call's name and errno, which
 /// libbtrfsutil leaves set.
 enum BtrfsUtilCall {
-    static func check(_ result: btrfs_util_error, _ context: String, _ call: String) throws {
+    /// `context` is made only for an error: a deletion run checks a thousand successes.
+    static func check(_ result: btrfs_util_error, _ context: @autoclosure () -> String, _ call: String) throws {
         guard result != BTRFS_UTIL_OK else { return }
         let code: Int32 =
             result == BTRFS_UTIL_ERROR_SUBVOLUME_NOT_FOUND
             ? ENOENT
             : result == BTRFS_UTIL_ERROR_NOT_BTRFS ? ENOTTY : errno
-        throw SystemCallError(context, call: call, errno: code)
+        throw SystemCallError(context(), call: call, errno: code)
     }
 }
