@@ -138,3 +138,22 @@ import Testing
         #expect(try indexes.index(of: Self.filesystem, in: table).mountpoints[300] == ["/srv/b"])
     }
 }
+
+/// Values by filesystem UUID answer the same whether the last one asked for or another
+/// is asked, and forget everything when emptied.
+@Suite struct ByFilesystemTests {
+    @Test func answersAsADictionaryWhicheverWasAskedLast() {
+        var values = ByFilesystem<Int?>()
+        #expect(values.value(for: "a") == nil)
+        values.set(1, for: "a")
+        values.set(nil, for: "b") // known to have none
+        #expect(values.value(for: "a") == .some(1))
+        #expect(values.value(for: "a") == .some(1))
+        #expect(values.value(for: "b") == .some(nil))
+        values.set(2, for: "a")
+        #expect(values.value(for: "b") == .some(nil))
+        #expect(values.value(for: "a") == .some(2))
+        values.removeAll()
+        #expect(values.value(for: "a") == nil && values.value(for: "b") == nil)
+    }
+}

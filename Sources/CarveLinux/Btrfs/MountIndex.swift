@@ -55,10 +55,7 @@ final class MountIndexes: @unchecked Sendable {
 
     private let lock = Lock()
     private var version: Int?
-    private var indexes: [String: Index] = [:]
-    /// The filesystem asked for last, and its index: a run asks for one filesystem's
-    /// before each deletion, and comparing its UUID costs less than hashing it.
-    private var last: (uuid: String, index: Index)?
+    private var indexes = ByFilesystem<Index>()
 
     func index(of filesystem: Filesystem, in table: any MountTable) throws -> Index {
         let (entries, version) = try table.versionedMounts()
@@ -66,20 +63,13 @@ final class MountIndexes: @unchecked Sendable {
         defer { lock.unlock() }
         if version == nil || version != self.version {
             self.version = version
-            indexes = [:]
-            last = nil
-        } else if let last, last.uuid == filesystem.uuid {
-            return last.index
-        } else if let known = indexes[filesystem.uuid] {
-            last = (filesystem.uuid, known)
+            indexes.removeAll()
+        } else if let known = indexes.value(for: filesystem.uuid) {
             return known
         }
         let index = Index(
             mountpoints: BtrfsMounts.mountpointsBySubvolume(on: filesystem, in: entries), below: MountsBelow(entries))
-        if version != nil {
-            indexes[filesystem.uuid] = index
-            last = (filesystem.uuid, index)
-        }
+        if version != nil { indexes.set(index, for: filesystem.uuid) }
         return index
     }
 }

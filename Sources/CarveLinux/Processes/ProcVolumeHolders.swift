@@ -34,12 +34,7 @@ public final class ProcVolumeHolders: VolumeHolders {
         /// Each filesystem's device numbers as mount tables show them, once looked up.
         var filesystemNumbers: [String: Set<DeviceNumber>] = [:]
         /// What `unseen` found for each filesystem in this look: asked for every snapshot.
-        var unseenByFilesystem: [String: UnseenProcesses?] = [:] {
-            didSet { lastUnseen = nil }
-        }
-        /// The filesystem asked for last and its answer: a run asks for one filesystem's
-        /// before each deletion, and comparing its UUID costs less than hashing it.
-        var lastUnseen: (uuid: String, unseen: UnseenProcesses?)?
+        var unseenByFilesystem = ByFilesystem<UnseenProcesses?>()
         /// The first look, started by `prefetch` and not yet taken.
         var pending: Background<ProcessLook>?
         /// The named paths' devices, started by `prefetch(devicesOf:)` and not yet taken.
@@ -87,7 +82,7 @@ public final class ProcVolumeHolders: VolumeHolders {
             if let pending = state.pending {
                 state.look = pending.value
                 state.pending = nil
-                state.unseenByFilesystem = [:]
+                state.unseenByFilesystem.removeAll()
             }
             if let pending = state.pendingDevices {
                 if state.devices.isEmpty {
@@ -101,7 +96,7 @@ public final class ProcVolumeHolders: VolumeHolders {
                 state.look = ProcessScan(host: host).look()
                 state.readAt = Self.now()
                 state.commands = [:]
-                state.unseenByFilesystem = [:]
+                state.unseenByFilesystem.removeAll()
             }
             let device: UInt64?
             if let known = state.devices[path] {
@@ -118,15 +113,9 @@ public final class ProcVolumeHolders: VolumeHolders {
 
     /// The processes carve could not look into that might hold something on `filesystem`.
     private func unseen(on filesystem: Filesystem, _ state: inout State) -> UnseenProcesses? {
-        if let last = state.lastUnseen, last.uuid == filesystem.uuid { return last.unseen }
-        let found: UnseenProcesses?
-        if let known = state.unseenByFilesystem[filesystem.uuid] {
-            found = known
-        } else {
-            found = lookForUnseen(on: filesystem, &state)
-            state.unseenByFilesystem[filesystem.uuid] = .some(found)
-        }
-        state.lastUnseen = (filesystem.uuid, found)
+        if let known = state.unseenByFilesystem.value(for: filesystem.uuid) { return known }
+        let found = lookForUnseen(on: filesystem, &state)
+        state.unseenByFilesystem.set(found, for: filesystem.uuid)
         return found
     }
 

@@ -156,18 +156,14 @@ extension BtrfsSnapshotBackend {
 /// deletion run then opens nothing per snapshot.
 final class FilesystemRoots: @unchecked Sendable {
     private let lock = Lock()
-    private var open: [String: FileDescriptor] = [:]
-    /// The last one asked for: a run asks for one filesystem's before each deletion, and
-    /// comparing its UUID costs less than hashing it.
-    private var last: (uuid: String, handle: FileDescriptor)?
+    private var open = ByFilesystem<FileDescriptor>()
 
     func directory(of filesystem: Filesystem) throws -> FileDescriptor {
         lock.lock()
         defer { lock.unlock() }
-        if let last, last.uuid == filesystem.uuid { return last.handle }
-        let handle = try open[filesystem.uuid] ?? FileDescriptor(directory: filesystem.mountpoint)
-        open[filesystem.uuid] = handle
-        last = (filesystem.uuid, handle)
+        if let handle = open.value(for: filesystem.uuid) { return handle }
+        let handle = try FileDescriptor(directory: filesystem.mountpoint)
+        open.set(handle, for: filesystem.uuid)
         return handle
     }
 }
