@@ -36,7 +36,7 @@ public enum BackupChains {
         // What another filesystem may hold of a chain: copies received from a listed
         // snapshot, and the snapshots a listed backup was received from. Gathered only
         // when another btrfs is mounted: hashing ten thousand UUIDs for none cost 5% of a listing.
-        var sent = Set<String>(), sources = Set<String>()
+        var sent = Set<SubvolumeUUID>(), sources = Set<SubvolumeUUID>()
         func gather() {
             // Fields read in place through the buffer, not each of ten thousand volumes copied whole.
             for listing in listings {
@@ -73,7 +73,7 @@ public enum BackupChains {
     /// Source side: per source subvolume, the newest snapshot that has a received copy.
     private static func markSources(_ listings: inout [VolumeListing], _ index: Index) {
         for listingIndex in listings.indices {
-            var newest: [String: Int] = [:]
+            var newest: [SubvolumeUUID: Int] = [:]
             let volumes = listings[listingIndex].subvolumes
             for position in volumes.indices where index.copies[volumes[position].uuid] != nil {
                 guard let source = volumes[position].parentUUID else { continue }
@@ -137,9 +137,9 @@ public enum BackupChains {
 
     /// Where each UUID and each received UUID is, over all listings.
     private struct Index {
-        var byUUID: [String: (listing: Int, volume: Int)] = [:]
+        var byUUID: [SubvolumeUUID: (listing: Int, volume: Int)] = [:]
         /// For a sent snapshot's UUID: the subvolumes received from it.
-        var copies: [String: [(listing: Int, volume: Int)]] = [:]
+        var copies: [SubvolumeUUID: [(listing: Int, volume: Int)]] = [:]
         var received: [(listing: Int, volume: Int)] = []
 
         init(_ listings: [VolumeListing]) {
@@ -163,7 +163,7 @@ struct ReceivedChains {
 
     init(_ volumes: [Volume]) {
         parent = Array(volumes.indices)
-        var byUUID: [String: Int] = [:]
+        var byUUID: [SubvolumeUUID: Int] = [:]
         for index in volumes.indices where volumes[index].receivedUUID != nil { byUUID[volumes[index].uuid] = index }
         for index in volumes.indices where volumes[index].receivedUUID != nil {
             if let previous = volumes[index].parentUUID.flatMap({ byUUID[$0] }) { union(index, previous) }

@@ -56,8 +56,8 @@ public struct SnapshotClassifier: Sendable {
         let recognised = recogniseEach(subvolumes)
         var next = recognised.startIndex
         var warnings: [String] = []
-        // The snapshots of one source share its UUID's string: the last lookup most often answers.
-        var lastSource: (uuid: String, position: Int?)?
+        // The snapshots of one source name the same UUID: the last lookup most often answers.
+        var lastSource: (uuid: SubvolumeUUID, position: Int?)?
         for index in subvolumes.indices {
             // A received snapshot's parent UUID is the previous backup, not its source (BackupChains).
             if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
@@ -167,12 +167,12 @@ public struct SnapshotClassifier: Sendable {
 /// the rest of the classification. Past those, the table is built once.
 private struct SourceFinder {
     private var scans = 0
-    private var byUUID: [String: Int]?
+    private var byUUID: [SubvolumeUUID: Int]?
 
     /// Scans before the table: each costs a compare per subvolume, the table a hash.
     static let scansBeforeTable = 4
 
-    mutating func position(of uuid: String, in subvolumes: [Volume]) -> Int? {
+    mutating func position(of uuid: SubvolumeUUID, in subvolumes: [Volume]) -> Int? {
         if let byUUID { return byUUID[uuid] }
         guard scans >= Self.scansBeforeTable else {
             scans += 1
@@ -182,7 +182,7 @@ private struct SourceFinder {
                 return nil
             }
         }
-        var table: [String: Int] = [:]
+        var table: [SubvolumeUUID: Int] = [:]
         table.reserveCapacity(subvolumes.count)
         subvolumes.withUnsafeBufferPointer { volumes in
             for index in volumes.indices { table[volumes[index].uuid] = index }

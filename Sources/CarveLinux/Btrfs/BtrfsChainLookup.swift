@@ -10,7 +10,7 @@ extension BtrfsSnapshotBackend {
     /// snapshots is not listed whole for them. Without root, or on a filesystem without
     /// a UUID tree, every subvolume is listed instead.
     public func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: Set<SubvolumeUUID>, withUUIDs sources: Set<SubvolumeUUID>
     ) throws -> VolumeListing {
         guard isRoot else { return try subvolumes(of: filesystem, sizes: .none) }
         let directory = try roots.directory(of: filesystem)
@@ -34,15 +34,15 @@ extension BtrfsSnapshotBackend {
 }
 
 /// The UUID tree keys of the last chain lookup, as a set and in order. A listing asks
-/// every other mounted btrfs with the same snapshots' UUIDs, and turning ten thousand of
-/// them into keys (and sorting those) again for each filesystem cost more than searching
-/// it; the same sets compare equal at once.
+/// every other mounted btrfs with the same snapshots' UUIDs, and sorting ten thousand
+/// keys again for each filesystem cost more than searching it; the same sets compare
+/// equal at once.
 final class ChainKeys: @unchecked Sendable {
     typealias Keys = (set: Set<TreeSearch.Key>, sorted: [TreeSearch.Key])
     private let lock = Lock()
-    private var last: (sent: Set<String>, sources: Set<String>, keys: Keys)?
+    private var last: (sent: Set<SubvolumeUUID>, sources: Set<SubvolumeUUID>, keys: Keys)?
 
-    func keys(receivedFrom sent: Set<String>, withUUIDs sources: Set<String>) -> Keys {
+    func keys(receivedFrom sent: Set<SubvolumeUUID>, withUUIDs sources: Set<SubvolumeUUID>) -> Keys {
         lock.lock(); defer { lock.unlock() }
         if let last, last.sent == sent, last.sources == sources { return last.keys }
         let keys = Set(

@@ -30,7 +30,7 @@ public protocol SnapshotListing: Sendable {
     /// received from the UUIDs `sent`, and those whose own UUID is in `sources` (where
     /// listed backups were sent from). Any superset will do: by default every volume.
     func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: Set<SubvolumeUUID>, withUUIDs sources: Set<SubvolumeUUID>
     ) throws -> VolumeListing
 }
 
@@ -40,7 +40,7 @@ extension SnapshotListing {
     public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {}
 
     public func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: Set<SubvolumeUUID>, withUUIDs sources: Set<SubvolumeUUID>
     ) throws -> VolumeListing {
         try subvolumes(of: filesystem, sizes: .none)
     }
