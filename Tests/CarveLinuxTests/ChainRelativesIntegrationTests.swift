@@ -54,7 +54,7 @@ struct ChainRelativesIntegrationTests {
 
         let sent = Set(sourceList.filter { $0.parent != nil }.map { SubvolumeUUID($0.uuid) })
         #expect(sent.count == 3, "btrbk made 3 snapshots: \(sourceList)")
-        let copies = try backend.chainRelatives(on: target, receivedFrom: sent, withUUIDs: [])
+        let copies = try backend.chainRelatives(on: target, receivedFrom: Array(sent), withUUIDs: [])
         let expected = targetList.filter { $0.received.map { sent.contains(SubvolumeUUID($0)) } == true }
         #expect(
             expected.map(\.path) == (1...3).map { "backup/data.2026110\($0)T1200" },
@@ -70,7 +70,8 @@ struct ChainRelativesIntegrationTests {
 
         let received = Set(targetList.compactMap { $0.received.map { SubvolumeUUID($0) } })
         #expect(received == sent, "every copy came from a snapshot of the source")
-        let origins = try backend.chainRelatives(on: source, receivedFrom: [], withUUIDs: received)
+        let origins = try backend.chainRelatives(
+            on: source, receivedFrom: [], withUUIDs: Array(received) + Array(received))
         #expect(
             origins.subvolumes.map(\.path).sorted()
                 == sourceList.filter { received.contains(SubvolumeUUID($0.uuid)) }.map(\.path).sorted())
@@ -82,7 +83,8 @@ struct ChainRelativesIntegrationTests {
         // Read in key order (a call holds the whole tree) or key by key (a call holds one
         // item, so the reading soon stops and the keys left are searched one by one): the
         // same ids, the copies a full listing shows.
-        let keys = Set(sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) })
+        let keys = ChainKeys().keys(receivedFrom: Array(sent) + Array(sent), withUUIDs: [])
+        #expect(keys.count == sent.count && keys == keys.sorted())
         let directory = try FileDescriptor(directory: backups.target.mountpoint)
         let whole = try UUIDTree.ids(under: keys, with: TreeSearch(directory))
         let oneByOne = try UUIDTree.ids(under: keys, with: TreeSearch(directory, bufferSize: 48))

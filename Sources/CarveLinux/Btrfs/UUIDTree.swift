@@ -56,11 +56,9 @@ enum UUIDTree {
     /// tree in key order takes a call per few thousand items. So the tree is read from
     /// the first key on while that has taken fewer calls than the keys still ahead, and
     /// those left (a large tree, few keys) are searched one by one: at most about twice
-    /// the cheaper of the two. `sorted`: the keys in order, when the caller has them.
-    static func ids(
-        under keys: Set<TreeSearch.Key>, sorted: [TreeSearch.Key]? = nil, with search: TreeSearch
-    ) throws -> Set<UInt64> {
-        let sorted = sorted ?? keys.sorted()
+    /// the cheaper of the two. `sorted`: the keys in order, each once; the items come in
+    /// key order too, so one walk along both finds those that match.
+    static func ids(under sorted: [TreeSearch.Key], with search: TreeSearch) throws -> Set<UInt64> {
         guard let last = sorted.last else { return [] }
         var ids = Set<UInt64>()
         func collect(_ item: TreeSearch.Item) {
@@ -73,11 +71,12 @@ enum UUIDTree {
         var ahead = sorted[...]
         var next: TreeSearch.Key? = sorted.first
         var calls = 0
+        var wanted = 0
         while let start = next, calls < ahead.count {
             next = try search.search(tree: tree, from: start, to: last) { item in
-                if keys.contains(TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)) {
-                    collect(item)
-                }
+                let key = TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)
+                while wanted < sorted.count && sorted[wanted] < key { wanted += 1 }
+                if wanted < sorted.count && sorted[wanted] == key { collect(item) }
             }
             calls += 1
             ahead = next.map { resume in ahead.drop { $0 < resume } } ?? []
