@@ -51,8 +51,7 @@ public struct SnapshotClassifier: Sendable {
     public func classify(_ subvolumes: inout [Volume]) -> [String] {
         // By index throughout: iterating by value copied every (fat) subvolume.
         var sources = SourceFinder()
-        var parents = Set<UInt64>()
-        for index in subvolumes.indices { parents.insert(subvolumes[index].parentID) }
+        let parents = ParentIDs(subvolumes)
         let recognised = recogniseEach(subvolumes)
         var next = recognised.startIndex
         var warnings: [String] = []
@@ -117,13 +116,16 @@ public struct SnapshotClassifier: Sendable {
     ) -> [(index: Int, metadata: ManagerMetadata?, warning: String?)] {
         var memo = HintMemo()
         var found: [(index: Int, metadata: ManagerMetadata?, warning: String?)] = []
-        for index in subvolumes.indices {
-            guard
-                let (metadata, warning) = recognise(
-                    path: subvolumes[index].path, mountedPath: subvolumes[index].mountedPath,
-                    readOnly: subvolumes[index].readOnly, memo: &memo)
-            else { continue }
-            found.append((index, metadata, warning))
+        // Fields read in place: a volume was copied whole to hand over three of them.
+        subvolumes.withUnsafeBufferPointer { volumes in
+            for index in volumes.indices {
+                guard
+                    let (metadata, warning) = recognise(
+                        path: volumes[index].path, mountedPath: volumes[index].mountedPath,
+                        readOnly: volumes[index].readOnly, memo: &memo)
+                else { continue }
+                found.append((index, metadata, warning))
+            }
         }
         return found
     }
@@ -159,6 +161,34 @@ public struct SnapshotClassifier: Sendable {
     static func brokenWarning(_ path: String, _ reason: String) -> String {
         "cannot use \(path): \(reason); the snapshot is listed as plain"
     }
+}
+
+/// The ids subvolumes are nested in. Most listings have a handful (the top level, a
+/// snapper `.snapshots`, in a run of siblings one after another): kept in a list, each
+/// asked without hashing, and a table only past that.
+struct ParentIDs {
+    private var few: [UInt64] = []
+    private var many: Set<UInt64>?
+
+    static let listedAtMost = 8
+
+    init(_ subvolumes: [Volume]) {
+        subvolumes.withUnsafeBufferPointer { volumes in
+            var last: UInt64?
+            for index in volumes.indices where volumes[index].parentID != last {
+                let id = volumes[index].parentID
+                last = id
+                if many != nil {
+                    many!.insert(id)
+                } else if !few.contains(id) {
+                    few.append(id)
+                    if few.count > Self.listedAtMost { many = Set(few) }
+                }
+            }
+        }
+    }
+
+    func contains(_ id: UInt64) -> Bool { many?.contains(id) ?? few.contains(id) }
 }
 
 /// The subvolume a parent UUID names. The first few UUIDs asked are found by a scan:
