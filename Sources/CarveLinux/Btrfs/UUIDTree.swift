@@ -71,12 +71,12 @@ enum UUIDTree {
         var ahead = sorted[...]
         var next: TreeSearch.Key? = sorted.first
         var calls = 0
-        var wanted = 0
+        var wanted = SortedKeyWalk(sorted)
         while let start = next, calls < ahead.count {
             next = try search.search(tree: tree, from: start, to: last) { item in
-                let key = TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)
-                while wanted < sorted.count && sorted[wanted] < key { wanted += 1 }
-                if wanted < sorted.count && sorted[wanted] == key { collect(item) }
+                if wanted.contains(TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)) {
+                    collect(item)
+                }
             }
             calls += 1
             ahead = next.map { resume in ahead.drop { $0 < resume } } ?? []
@@ -85,5 +85,20 @@ enum UUIDTree {
             _ = try search.search(tree: tree, from: key, to: key) { collect($0) }
         }
         return ids
+    }
+}
+
+/// Keys in order, asked about keys that come in order too (a tree search's items): one
+/// walk along both answers each, with no table of the keys made.
+struct SortedKeyWalk {
+    private let keys: [TreeSearch.Key]
+    private var next = 0
+
+    init(_ sorted: [TreeSearch.Key]) { keys = sorted }
+
+    /// Whether `key` is one of the keys; each key asked must not come before the last one asked.
+    mutating func contains(_ key: TreeSearch.Key) -> Bool {
+        while next < keys.count && keys[next] < key { next += 1 }
+        return next < keys.count && keys[next] == key
     }
 }
