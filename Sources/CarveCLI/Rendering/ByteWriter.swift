@@ -28,22 +28,24 @@ final class ByteWriter {
     /// third of a million pieces (a key's prefix, `null`, a short value), and the call
     /// and memcpy's set-up cost more than the copy.
     @inline(__always)
-    func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
-        Self.copy(source, to: base + count, count: bytes.count)
-        count += bytes.count
-    }
+    func append(_ bytes: UnsafeRawBufferPointer) { append(bytes, wide: false) }
 
     /// A member's prefix or a string's bytes, which are most often 17 to 32 bytes (a
     /// separator, indentation and key; a path): those copied as four loads and stores
     /// that overlap in the middle, not by calling memcpy. Kept apart from `append`,
     /// which the table's cells (mostly shorter) call, where the larger copy cost more.
     @inline(__always)
-    func appendWide(_ bytes: UnsafeRawBufferPointer) {
+    func appendWide(_ bytes: UnsafeRawBufferPointer) { append(bytes, wide: true) }
+
+    @inline(__always)
+    private func append(_ bytes: UnsafeRawBufferPointer, wide: Bool) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        Self.copyWide(source, to: base + count, count: bytes.count)
+        if wide {
+            Self.copyWide(source, to: base + count, count: bytes.count)
+        } else {
+            Self.copy(source, to: base + count, count: bytes.count)
+        }
         count += bytes.count
     }
 
