@@ -12,6 +12,9 @@ public enum SnapshotFixtures {
         return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex
     }
 
+    /// The same UUID where a subvolume's is wanted.
+    public static func uuid(_ id: UInt64) -> SubvolumeUUID { SubvolumeUUID(uuid(id) as String) }
+
     public static func filesystem(
         uuid: String = "f5c3e1d2-0000-4000-8000-000000000001", mountpoint: String = "/mnt",
         subvolumePath: String = "/", subvolumeID: UInt64 = 5

@@ -70,6 +70,8 @@ import Testing
             for length in 0...40 {
                 source.withUnsafeBytes { writer.append(UnsafeRawBufferPointer(rebasing: $0[..<length])) }
                 expected += source[..<length]
+                source.withUnsafeBytes { writer.appendWide(UnsafeRawBufferPointer(rebasing: $0[(64 - length)...])) }
+                expected += source[(64 - length)...]
             }
             writer.take { #expect(Array($0) == expected, "offset \(offset)") }
         }

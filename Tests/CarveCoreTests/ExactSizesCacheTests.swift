@@ -113,7 +113,7 @@ import Testing
         var model = series()
         model.volumes[303]!.readOnly = false
         model.churn(20)
-        let hints: [String: [ExactSizesCache.DirectoryHint]] = [
+        let hints: [SubvolumeUUID: [ExactSizesCache.DirectoryHint]] = [
             "u256": [.init(id: 300, leafBytesPerSizeByte: 1.75, entryLeafBytes: 9000)]
         ]
         var written = cache(of: model)

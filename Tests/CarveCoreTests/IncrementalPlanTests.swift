@@ -19,7 +19,8 @@ import Testing
 
     let source = Volume(id: 256, path: "data", uuid: "u256", generation: 20, created: .init(), readOnly: false)
 
-    func snapshot(_ id: UInt64, created: UInt64, generation: UInt64? = nil, of parent: String = "u256") -> Volume {
+    func snapshot(_ id: UInt64, created: UInt64, generation: UInt64? = nil, of parent: SubvolumeUUID = "u256") -> Volume
+    {
         var volume = Volume(
             id: id, path: "s\(id)", uuid: "u\(id)", parentUUID: parent, generation: generation ?? created,
             created: .init())

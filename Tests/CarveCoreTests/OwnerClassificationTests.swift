@@ -70,7 +70,7 @@ import Testing
         return registry
     }
 
-    func plain(_ id: UInt64, _ path: String, parentUUID: String? = nil) -> Volume {
+    func plain(_ id: UInt64, _ path: String, parentUUID: SubvolumeUUID? = nil) -> Volume {
         Volume(
             id: id, path: path, mountedPath: "/mnt/" + path, uuid: F.uuid(id), parentUUID: parentUUID,
             created: F.epoch, readOnly: true, isSnapshot: false)

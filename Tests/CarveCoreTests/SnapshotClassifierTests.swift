@@ -8,7 +8,7 @@ import Testing
     let utc = TimeZone(identifier: "UTC")!
 
     func raw(
-        _ id: UInt64, _ path: String, parent: UInt64 = 5, parentUUID: String? = nil, readOnly: Bool = true,
+        _ id: UInt64, _ path: String, parent: UInt64 = 5, parentUUID: SubvolumeUUID? = nil, readOnly: Bool = true,
         mounted: Bool = true
     ) -> Volume {
         Volume(

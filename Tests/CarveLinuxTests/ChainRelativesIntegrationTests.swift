@@ -52,10 +52,10 @@ struct ChainRelativesIntegrationTests {
         let source = try backend.filesystem(containing: backups.source.mountpoint)
         let target = try backend.filesystem(containing: backups.target.mountpoint)
 
-        let sent = Set(sourceList.filter { $0.parent != nil }.map(\.uuid))
+        let sent = Set(sourceList.filter { $0.parent != nil }.map { SubvolumeUUID($0.uuid) })
         #expect(sent.count == 3, "btrbk made 3 snapshots: \(sourceList)")
-        let copies = try backend.chainRelatives(on: target, receivedFrom: sent, withUUIDs: [])
-        let expected = targetList.filter { $0.received.map(sent.contains) == true }
+        let copies = try backend.chainRelatives(on: target, receivedFrom: Array(sent), withUUIDs: [])
+        let expected = targetList.filter { $0.received.map { sent.contains(SubvolumeUUID($0)) } == true }
         #expect(
             expected.map(\.path) == (1...3).map { "backup/data.2026110\($0)T1200" },
             "btrbk's copies, as btrfs lists them: \(targetList)")
@@ -64,14 +64,17 @@ struct ChainRelativesIntegrationTests {
             copies.subvolumes.map { $0.mountedPath ?? "-" }.sorted()
                 == expected.map { backups.target.mountpoint + "/" + $0.path })
         #expect(Set(copies.subvolumes.map(\.id)) == Set(expected.map(\.id)))
-        #expect(Set(copies.subvolumes.compactMap(\.receivedUUID)) == Set(expected.compactMap { $0.received }))
+        #expect(
+            Set(copies.subvolumes.compactMap(\.receivedUUID))
+                == Set(expected.compactMap { $0.received.map { SubvolumeUUID($0) } }))
 
-        let received = Set(targetList.compactMap(\.received))
+        let received = Set(targetList.compactMap { $0.received.map { SubvolumeUUID($0) } })
         #expect(received == sent, "every copy came from a snapshot of the source")
-        let origins = try backend.chainRelatives(on: source, receivedFrom: [], withUUIDs: received)
+        let origins = try backend.chainRelatives(
+            on: source, receivedFrom: [], withUUIDs: Array(received) + Array(received))
         #expect(
             origins.subvolumes.map(\.path).sorted()
-                == sourceList.filter { received.contains($0.uuid) }.map(\.path).sorted())
+                == sourceList.filter { received.contains(SubvolumeUUID($0.uuid)) }.map(\.path).sorted())
         #expect(Set(origins.subvolumes.map(\.uuid)) == received)
         #expect(origins.subvolumes.allSatisfy { $0.parentUUID != nil && $0.path.hasPrefix("snaps/") })
 
@@ -80,7 +83,8 @@ struct ChainRelativesIntegrationTests {
         // Read in key order (a call holds the whole tree) or key by key (a call holds one
         // item, so the reading soon stops and the keys left are searched one by one): the
         // same ids, the copies a full listing shows.
-        let keys = Set(sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) })
+        let keys = ChainKeys().keys(receivedFrom: Array(sent) + Array(sent), withUUIDs: [])
+        #expect(keys.count == sent.count && keys == keys.sorted())
         let directory = try FileDescriptor(directory: backups.target.mountpoint)
         let whole = try UUIDTree.ids(under: keys, with: TreeSearch(directory))
         let oneByOne = try UUIDTree.ids(under: keys, with: TreeSearch(directory, bufferSize: 48))

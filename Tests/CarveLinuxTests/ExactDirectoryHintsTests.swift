@@ -53,7 +53,7 @@ struct ExactDirectoryHintsTests {
         try body(mnt, try backend.subvolumes(of: try backend.filesystem(containing: mnt), sizes: .none))
     }
 
-    func lineages(_ listing: VolumeListing) -> [UInt64: String] {
+    func lineages(_ listing: VolumeListing) -> [UInt64: SubvolumeUUID] {
         Dictionary(uniqueKeysWithValues: listing.subvolumes.map { ($0.id, $0.parentUUID ?? $0.uuid) })
     }
 

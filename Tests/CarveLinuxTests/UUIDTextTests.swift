@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CarveCore
 @testable import CarveLinux
 
 /// A btrfs UUID's text is what Foundation's UUID spells for the same 16 bytes, lower case.
@@ -27,21 +28,25 @@ import Testing
         #expect(Array(repeating: UInt8(7), count: 15).withUnsafeBytes { uuidText($0) } == nil)
     }
 
-    /// The memo of texts gives each UUID's own text, asked in runs (snapshots of one
-    /// source), alternating, and back to one seen before, UUIDs alike in one half
-    /// among them; zero is no UUID.
-    @Test func rememberedTextsAreEachUUIDsOwn() throws {
+    /// A subvolume's UUID read from its 16 bytes is the one read from its text: equal,
+    /// hashed alike, spelled alike, and its words are the UUID tree's key for it.
+    @Test func aUUIDFromBytesIsTheOneFromItsText() throws {
         var rng = SystemRandomNumberGenerator()
-        var uuids = (0..<6).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) } }
-        // Alike in one half: a memo keyed by one word would take one for the other.
-        uuids += [Array(uuids[0][..<8] + uuids[1][8...]), Array(uuids[2][..<8] + uuids[0][8...])]
-        var order = uuids.flatMap { Array(repeating: $0, count: 3) } + uuids + uuids.reversed()
-        order += (0..<200).map { _ in uuids.randomElement(using: &rng)! }
-        var texts = UUIDTexts()
-        for bytes in order {
-            let remembered = bytes.withUnsafeBytes { texts.text(of: $0) }
-            #expect(remembered == bytes.withUnsafeBytes { uuidText($0) }, "\(bytes)")
-            #expect(Array(repeating: UInt8(0), count: 16).withUnsafeBytes { texts.text(of: $0) } == nil)
+        var samples = (0..<300).map { _ in (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        samples += [
+            Array(repeating: 0xff, count: 16), [1] + Array(repeating: 0, count: 15),
+            Array(repeating: 0, count: 15) + [1],
+        ]
+        for bytes in samples {
+            let read = try #require(bytes.withUnsafeBytes { SubvolumeUUID(bytes: $0) })
+            let text = try #require(bytes.withUnsafeBytes { uuidText($0) })
+            let parsed = SubvolumeUUID(text)
+            #expect(read == parsed && read.hashValue == parsed.hashValue, "\(bytes)")
+            #expect(read.text == text && parsed.text == text && "\(read)" == text)
+            #expect(read.withText { String(decoding: $0, as: UTF8.self) } == text)
+            let key = try #require(UUIDTree.key(text))
+            #expect(read.words.map { [$0.0, $0.1] } == [key.objectid, key.offset], "\(bytes)")
         }
+        #expect(Array(repeating: UInt8(0), count: 16).withUnsafeBytes { SubvolumeUUID(bytes: $0) } == nil)
     }
 }

@@ -56,6 +56,16 @@ final class JSONCells {
         if let value { bytes.appendQuoted(value) } else { bytes.append("null") }
     }
 
+    /// A UUID: its words written as text in place, with no string made for it.
+    func uuid(_ value: SubvolumeUUID?) {
+        guard !capturing, let words = value?.words else { return string(value?.text) }
+        bytes.appendInPlace(maximum: 38) { out in
+            out[0] = UInt8(ascii: "\""); out[37] = UInt8(ascii: "\"")
+            SubvolumeUUID.format(words.0, words.1, into: UnsafeMutableRawPointer(out.baseAddress! + 1))
+            return 38
+        }
+    }
+
     /// A list of strings: `[]` for the empty list most rows have, with no value built.
     func strings(_ values: [String]) {
         if values.isEmpty && !capturing { return bytes.append("[]") }

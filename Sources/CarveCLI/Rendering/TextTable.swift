@@ -67,11 +67,14 @@ public struct TextTable {
                 for line in TextTable.physicalLines(cells.row(row)) { TextTable.widen(&widths, to: line) }
                 continue
             }
-            for column in widths.indices {
-                let width = cells.width(row: row, column: column)
-                widths[column] = max(
-                    widths[column],
-                    width == .max ? displayWidth(cells.string(row: row, column: column)) : Int(width))
+            // In place: each width set through the array was checked for a unique owner.
+            widths.withUnsafeMutableBufferPointer { widths in
+                for column in widths.indices {
+                    let width = cells.width(row: row, column: column)
+                    widths[column] = max(
+                        widths[column],
+                        width == .max ? displayWidth(cells.string(row: row, column: column)) : Int(width))
+                }
             }
         }
         for index in widths.indices {
@@ -85,30 +88,39 @@ public struct TextTable {
         // String per cell, cost several times the listing.
         let chunk = 1 << 16
         let out = ByteWriter(capacity: chunk + widths.reduce(0, +) + widths.count + 1)
-        if !omitsHeader {
-            for line in 0..<header.rowCount {
-                TextTable.write(header, row: line, widths: widths, rightAligned: rightAligned, pads: pads, to: out)
-            }
-        }
-        for row in 0..<cells.rowCount {
-            if cells.breaksLine(row: row) {
-                let lines = TableCells(rows: TextTable.physicalLines(cells.row(row)), columns: cells.columns)
-                for line in 0..<lines.rowCount {
-                    TextTable.write(lines, row: line, widths: widths, rightAligned: rightAligned, pads: pads, to: out)
+        // The widths and alignments lent to each line: handed over as arrays, each line
+        // retained and released them.
+        widths.withUnsafeBufferPointer { widths in
+            rightAligned.withUnsafeBufferPointer { rightAligned in
+                let layout = LineLayout(widths: widths, rightAligned: rightAligned, pads: pads)
+                if !omitsHeader {
+                    for line in 0..<header.rowCount { TextTable.write(header, row: line, layout, to: out) }
                 }
-            } else {
-                TextTable.write(cells, row: row, widths: widths, rightAligned: rightAligned, pads: pads, to: out)
+                for row in 0..<cells.rowCount {
+                    if cells.breaksLine(row: row) {
+                        let lines = TableCells(rows: TextTable.physicalLines(cells.row(row)), columns: cells.columns)
+                        for line in 0..<lines.rowCount { TextTable.write(lines, row: line, layout, to: out) }
+                    } else {
+                        TextTable.write(cells, row: row, layout, to: out)
+                    }
+                    if out.count >= chunk { out.take(emit) }
+                }
             }
-            if out.count >= chunk { out.take(emit) }
         }
         if out.count > 0 { out.take(emit) }
     }
 
+    /// How each line is laid out: the columns' widths and alignments, and lsblk's padding.
+    private struct LineLayout {
+        let widths: UnsafeBufferPointer<Int>
+        let rightAligned: UnsafeBufferPointer<Bool>
+        let pads: Bool
+    }
+
     /// One printed line: each cell padded to its column's width, one space between;
     /// with `pads`, an empty last cell too (lsblk's layout).
-    private static func write(
-        _ cells: TableCells, row: Int, widths: [Int], rightAligned: [Bool], pads: Bool, to out: ByteWriter
-    ) {
+    private static func write(_ cells: TableCells, row: Int, _ layout: LineLayout, to out: ByteWriter) {
+        let (widths, rightAligned, pads) = (layout.widths, layout.rightAligned, layout.pads)
         let start = out.count
         cells.withBytes { bytes in
             for index in 0..<cells.columns {

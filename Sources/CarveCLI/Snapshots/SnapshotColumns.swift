@@ -56,12 +56,12 @@ enum SnapshotColumns {
             "FSUUID", help: "filesystem UUID (ZFS: the pool's guid)", text: { row, _ in row.filesystem.uuid },
             cells: { row, out in out.string(row.filesystem.uuid) }),
         SnapshotColumn(
-            "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid },
-            cells: { row, out in out.string(row.snapshot.uuid) }),
+            "UUID", help: "subvolume UUID", text: { row, _ in row.snapshot.uuid.text },
+            cells: { row, out in out.uuid(row.snapshot.uuid) }),
         SnapshotColumn(
             "PARENT-UUID", key: "parent_uuid", help: "UUID of the subvolume it was taken of",
-            text: { row, _ in row.snapshot.parentUUID ?? "-" },
-            cells: { row, out in out.string(row.snapshot.parentUUID) }),
+            text: { row, _ in row.snapshot.parentUUID?.text ?? "-" },
+            cells: { row, out in out.uuid(row.snapshot.parentUUID) }),
         SnapshotColumn(
             "SOURCE",
             help:
@@ -74,8 +74,8 @@ enum SnapshotColumns {
         SnapshotColumn(
             "RECEIVED-FROM", key: "received_from",
             help: "a received snapshot: the UUID of the snapshot it was sent from",
-            text: { row, _ in row.snapshot.receivedUUID ?? "-" },
-            cells: { row, out in out.string(row.snapshot.receivedUUID) }),
+            text: { row, _ in row.snapshot.receivedUUID?.text ?? "-" },
+            cells: { row, out in out.uuid(row.snapshot.receivedUUID) }),
         SnapshotColumn(
             "CREATED", help: "when it was taken: the manager's date, else otime; ISO 8601 with offset in JSON",
             text: { row, _ in row.createdShort },

@@ -35,7 +35,7 @@ struct SnapshotJSONWriter {
         prefixes.withUnsafeBytes { prefixes in
             var start = 0
             for index in columns.indices {
-                out.bytes.append(UnsafeRawBufferPointer(rebasing: prefixes[start..<ends[index]]))
+                out.bytes.appendWide(UnsafeRawBufferPointer(rebasing: prefixes[start..<ends[index]]))
                 start = ends[index]
                 columns[index].cells(row, out)
             }

@@ -5,10 +5,10 @@ extension ExactSizesCache {
     /// subvolumes, so its UUID and generation come with it.
     public struct KeptState: Sendable {
         public var id: UInt64
-        public var uuid: String
+        public var uuid: SubvolumeUUID
         public var generation: UInt64
         public var state: WritableTreeState
-        public init(id: UInt64, uuid: String, generation: UInt64, state: WritableTreeState) {
+        public init(id: UInt64, uuid: SubvolumeUUID, generation: UInt64, state: WritableTreeState) {
             self.id = id; self.uuid = uuid; self.generation = generation; self.state = state
         }
     }
@@ -32,7 +32,7 @@ extension ExactSizesCache {
     /// an extent: 72 MB at 1.5 M extents).
     public static func encoded(
         filesystem: String, keeping subvolumes: [Volume], of exact: ExactSizes, states: [KeptState] = [],
-        directoryHints: [String: [DirectoryHint]]
+        directoryHints: [SubvolumeUUID: [DirectoryHint]]
     ) -> [UInt8] {
         let (skeleton, kept) = keeping(filesystem: filesystem, subvolumes, of: exact, states)
         var withHints = skeleton

@@ -9,7 +9,7 @@ public struct ExactSizesCache: Sendable, Hashable {
     /// besides its extents.
     public struct Tree: Sendable, Hashable {
         public var id: UInt64
-        public var uuid: String
+        public var uuid: SubvolumeUUID
         public var generation: UInt64
         public var inlineBytes: UInt64
         public var hasInline: Bool
@@ -26,7 +26,7 @@ public struct ExactSizesCache: Sendable, Hashable {
             }
         }
         public init(
-            id: UInt64, uuid: String, generation: UInt64, inlineBytes: UInt64 = 0, hasInline: Bool = false,
+            id: UInt64, uuid: SubvolumeUUID, generation: UInt64, inlineBytes: UInt64 = 0, hasInline: Bool = false,
             treeBytes: UInt64 = 0, state: WritableTreeState? = nil
         ) {
             self.id = id; self.uuid = uuid; self.generation = generation; self.inlineBytes = inlineBytes
@@ -56,7 +56,7 @@ public struct ExactSizesCache: Sendable, Hashable {
     var extents: [ExtentKey]
     var sets: [SubvolumeSet]
     /// By lineage (a source subvolume's UUID), ascending by id.
-    public var directoryHints: [String: [DirectoryHint]] = [:]
+    public var directoryHints: [SubvolumeUUID: [DirectoryHint]] = [:]
 
     init(filesystem: String, nodeSize: UInt64, trees: [Tree], extents: [ExtentKey], sets: [SubvolumeSet]) {
         self.filesystem = filesystem; self.nodeSize = nodeSize; self.trees = trees
@@ -162,7 +162,7 @@ public struct ExactSizesCache: Sendable, Hashable {
     public struct TreeKey: Sendable, Hashable {
         var id: UInt64
         var generation: UInt64
-        var uuid: String
+        var uuid: SubvolumeUUID
     }
 
     /// The read-only trees by (id, UUID, generation), ascending by id: two caches of the same keys

@@ -61,16 +61,17 @@ extension ExactSizesCache {
         out.number(nodeSize)
         out.number(UInt64(trees.count))
         for tree in trees {
-            out.number(tree.id); out.text(tree.uuid); out.number(tree.generation)
+            out.number(tree.id); out.text(tree.uuid.text); out.number(tree.generation)
             out.number(tree.hasInline ? tree.inlineBytes + 1 : 0); out.number(tree.treeBytes)
             out.number(tree.state == nil ? 0 : 1)
         }
         out.number(UInt64(extentCount))
         out.extents(given)
-        for case let state? in trees.map(\.state) { out.state(state) }
+        // Each state read where it is: a map made a copy of all ten thousand (a megabyte).
+        for index in trees.indices { if let state = trees[index].state { out.state(state) } }
         out.number(UInt64(directoryHints.count))
-        for (lineage, hints) in directoryHints.sorted(by: { $0.key < $1.key }) {
-            out.text(lineage)
+        for (lineage, hints) in directoryHints.sorted(by: { $0.key.text < $1.key.text }) {
+            out.text(lineage.text)
             out.number(UInt64(hints.count))
             var id: UInt64 = 0
             for hint in hints {
@@ -110,7 +111,7 @@ extension ExactSizesCache {
         var trees: [Tree] = []
         trees.reserveCapacity(treeCount)
         for _ in 0..<treeCount {
-            let id = try reader.number(), uuid = try reader.text(), generation = try reader.number()
+            let id = try reader.number(), uuid = SubvolumeUUID(try reader.text()), generation = try reader.number()
             let inline = try reader.number(), treeBytes = try reader.number(), kind = try reader.number()
             guard kind <= 1 else { throw .malformed("a tree of no known kind") }
             trees.append(
@@ -131,9 +132,9 @@ extension ExactSizesCache {
         for index in trees.indices where trees[index].state != nil {
             trees[index].state = try reader.state(trees: treeCount)
         }
-        var hints: [String: [DirectoryHint]] = [:]
+        var hints: [SubvolumeUUID: [DirectoryHint]] = [:]
         for _ in 0..<(try reader.count(atMost: payload.count)) {
-            let lineage = try reader.text()
+            let lineage = SubvolumeUUID(try reader.text())
             var list: [DirectoryHint] = []
             var id: UInt64 = 0
             for _ in 0..<(try reader.count(atMost: payload.count)) {

@@ -12,11 +12,11 @@
 public struct IncrementalPlan: Sendable, Equatable {
     /// A writable tree as the kernel holds it now (CarveLinux's `LiveTrees`).
     public struct Live: Sendable, Equatable {
-        public var uuid: String
+        public var uuid: SubvolumeUUID
         public var generation: UInt64
         /// Being changed in an open transaction.
         public var isChanging: Bool
-        public init(uuid: String, generation: UInt64, isChanging: Bool) {
+        public init(uuid: SubvolumeUUID, generation: UInt64, isChanging: Bool) {
             self.uuid = uuid; self.generation = generation; self.isChanging = isChanging
         }
     }
@@ -90,7 +90,7 @@ public struct IncrementalPlan: Sendable, Equatable {
     /// read yet, oldest transaction first. Read in place: passing each of ten thousand
     /// volumes to a closure copied it.
     static func snapshotsToRead(
-        of uuid: String, in subvolumes: [Volume], reused: [UInt64: Int], chained: Set<UInt64>
+        of uuid: SubvolumeUUID, in subvolumes: [Volume], reused: [UInt64: Int], chained: Set<UInt64>
     ) -> [Int] {
         guard !uuid.isEmpty else { return [] }
         var found: [Int] = []

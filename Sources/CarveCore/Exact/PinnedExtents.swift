@@ -88,10 +88,10 @@ public struct PinnedExtents: Sendable {
     /// bytes, the oldest and newest member of their lineage holding them, and as the place
     /// to name them first the newest member of their lineage (the file's newest name in
     /// the set, when it still has the inode).
-    public func files(lineages: [UInt64: String]) -> [PinnedFile] {
+    public func files(lineages: [UInt64: SubvolumeUUID]) -> [PinnedFile] {
         let lineageOf = subvolumeIDs.map { lineages[$0] ?? "id \($0)" }
         struct Owner: Hashable {
-            var lineage: String
+            var lineage: SubvolumeUUID
             var inode: UInt64
         }
         struct Tally {
@@ -116,7 +116,7 @@ public struct PinnedExtents: Sendable {
             tally.last = max(tally.last, last)
             tallies[owner] = tally
         }
-        var newest: [String: UInt64] = [:]
+        var newest: [SubvolumeUUID: UInt64] = [:]
         for member in members { newest[lineages[member] ?? "id \(member)"] = member }
         return tallies.map { owner, tally in
             PinnedFile(
@@ -129,10 +129,10 @@ public struct PinnedExtents: Sendable {
     /// Per subvolume id, the lineage its inode numbers belong to: the UUID reached by
     /// following parent UUIDs as far as the listing goes (a snapshot numbers its files as
     /// its source does, and so does a snapshot of that snapshot).
-    public static func lineages(of subvolumes: [Volume]) -> [UInt64: String] {
-        var byUUID: [String: Int] = [:]
+    public static func lineages(of subvolumes: [Volume]) -> [UInt64: SubvolumeUUID] {
+        var byUUID: [SubvolumeUUID: Int] = [:]
         for index in subvolumes.indices { byUUID[subvolumes[index].uuid] = index }
-        var result: [UInt64: String] = [:]
+        var result: [UInt64: SubvolumeUUID] = [:]
         for subvolume in subvolumes {
             var lineage = subvolume.parentUUID ?? subvolume.uuid
             // Bounded: a UUID chain that loops (a damaged tree) stops somewhere.

@@ -17,8 +17,8 @@ public enum PinnedSearchBounds {
     /// Per member of `trees`: the first transaction whose tree blocks are read; 0 for all.
     public static func bounds(for trees: [UInt64], in subvolumes: [Volume]) -> [UInt64: UInt64] {
         var byID: [UInt64: Int] = [:]
-        var byUUID: [String: Int] = [:]
-        var siblings: [String: [Int]] = [:]
+        var byUUID: [SubvolumeUUID: Int] = [:]
+        var siblings: [SubvolumeUUID: [Int]] = [:]
         for index in subvolumes.indices {
             let subvolume = subvolumes[index]
             byID[subvolume.id] = index

@@ -29,21 +29,25 @@ public enum BackupChains {
     /// `listings` with their send/receive chains marked (`BackupChains`), which takes the
     /// listings of every other mounted btrfs too: the copy that makes a snapshot a
     /// chain's parent is on another filesystem. One that cannot be listed is a warning.
-    public static func linked(_ listings: [VolumeListing], backend: any SnapshotBackend) -> [VolumeListing] {
+    /// `listings` is taken, not copied: a chain marked in a listing its caller still held
+    /// copied the whole listing, and the listings returned were copied out of all of them.
+    public static func linked(_ listings: consuming [VolumeListing], backend: any SnapshotBackend) -> [VolumeListing] {
         let inScope = Set(listings.map(\.filesystem.uuid))
-        var all = listings
+        let listed = listings.count
+        var all = consume listings
         var warnings: [String] = []
         // What another filesystem may hold of a chain: copies received from a listed
         // snapshot, and the snapshots a listed backup was received from. Gathered only
-        // when another btrfs is mounted: hashing ten thousand UUIDs for none cost 5% of a listing.
-        var sent = Set<String>(), sources = Set<String>()
+        // when another btrfs is mounted, and as lists: the backend sorts their keys, and
+        // a set of ten thousand UUIDs made first cost as much as the rest of the lookup.
+        var sent: [SubvolumeUUID] = [], sources: [SubvolumeUUID] = []
         func gather() {
             // Fields read in place through the buffer, not each of ten thousand volumes copied whole.
-            for listing in listings {
-                listing.subvolumes.withUnsafeBufferPointer { volumes in
+            for listing in all.indices {
+                all[listing].subvolumes.withUnsafeBufferPointer { volumes in
                     for index in volumes.indices {
-                        if volumes[index].isSnapshot { sent.insert(volumes[index].uuid) }
-                        if let received = volumes[index].receivedUUID { sources.insert(received) }
+                        if volumes[index].isSnapshot { sent.append(volumes[index].uuid) }
+                        if let received = volumes[index].receivedUUID { sources.append(received) }
                     }
                 }
             }
@@ -65,47 +69,70 @@ public enum BackupChains {
             warnings.append("cannot list the mounted filesystems (\(error)): send/receive chains are not protected")
         }
         BackupChains.link(&all)
-        var linked = Array(all.prefix(listings.count))
-        if !linked.isEmpty { linked[0].warnings += warnings }
-        return linked
+        all.removeLast(all.count - listed)
+        if !all.isEmpty { all[0].warnings += warnings }
+        return all
     }
 
     /// Source side: per source subvolume, the newest snapshot that has a received copy.
+    /// The marks are found first and set after: a volume set while the listing's array
+    /// was still held to read it copied all ten thousand.
     private static func markSources(_ listings: inout [VolumeListing], _ index: Index) {
         for listingIndex in listings.indices {
-            var newest: [String: Int] = [:]
-            let volumes = listings[listingIndex].subvolumes
+            for (position, note) in sourceMarks(listings, listingIndex, index) {
+                listings[listingIndex].subvolumes[position].chainParent = note
+            }
+        }
+    }
+
+    private static func sourceMarks(
+        _ listings: [VolumeListing], _ listingIndex: Int, _ index: Index
+    ) -> [(position: Int, note: String)] {
+        var newest: [SubvolumeUUID: Int] = [:]
+        // Read in place: each volume copied to ask for its UUID cost more than the lookup.
+        listings[listingIndex].subvolumes.withUnsafeBufferPointer { volumes in
             for position in volumes.indices where index.copies[volumes[position].uuid] != nil {
                 guard let source = volumes[position].parentUUID else { continue }
                 if newest[source].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true {
                     newest[source] = position
                 }
             }
-            for position in newest.values {
-                let copy = index.copies[volumes[position].uuid]!.first!
-                listings[listingIndex].subvolumes[position].chainParent =
-                    "parent of the incremental backup at \(listings[copy.listing].displayPath(of: copy.volume))"
-            }
+        }
+        return newest.values.map { position in
+            let copy = index.copies[listings[listingIndex].subvolumes[position].uuid]!.first!
+            return (
+                position, "parent of the incremental backup at \(listings[copy.listing].displayPath(of: copy.volume))"
+            )
         }
     }
 
     /// Target side: per source, the newest backup received from it.
     private static func markTargets(_ listings: inout [VolumeListing], _ index: Index) {
         for listingIndex in listings.indices {
-            var newest: [String: Int] = [:]
-            let volumes = listings[listingIndex].subvolumes
-            let chains = ReceivedChains(volumes)
-            for position in volumes.indices where volumes[position].receivedUUID != nil {
-                let group = groupKey(of: position, in: volumes, chains: chains, index: index, listings: listings)
-                if newest[group].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true {
-                    newest[group] = position
-                }
+            for (position, note) in targetMarks(listings, listingIndex, index)
+            where listings[listingIndex].subvolumes[position].chainParent == nil {
+                listings[listingIndex].subvolumes[position].chainParent = note
             }
-            for position in newest.values where listings[listingIndex].subvolumes[position].chainParent == nil {
-                let from = volumes[position].receivedSourcePath.map { " from \($0)" } ?? ""
-                listings[listingIndex].subvolumes[position].chainParent =
-                    "newest backup received\(from): the parent of the next incremental backup"
+        }
+    }
+
+    private static func targetMarks(
+        _ listings: [VolumeListing], _ listingIndex: Int, _ index: Index
+    ) -> [(position: Int, note: String)] {
+        let volumes = listings[listingIndex].subvolumes
+        // Most listings hold no received backup: no chains to join among their volumes.
+        guard index.received.contains(where: { $0.listing == listingIndex }) else { return [] }
+        var newest: [String: Int] = [:]
+        let chains = ReceivedChains(volumes)
+        for position in volumes.indices where volumes[position].receivedUUID != nil {
+            let group = groupKey(of: position, in: volumes, chains: chains, index: index, listings: listings)
+            if newest[group].map({ isNewer(volumes[position], than: volumes[$0]) }) ?? true {
+                newest[group] = position
             }
+        }
+        return newest.values.map { position in
+            let from = volumes[position].receivedSourcePath.map { " from \($0)" } ?? ""
+            return (position, "newest backup received\(from): the parent of the next incremental backup")
         }
     }
 
@@ -137,19 +164,23 @@ public enum BackupChains {
 
     /// Where each UUID and each received UUID is, over all listings.
     private struct Index {
-        var byUUID: [String: (listing: Int, volume: Int)] = [:]
+        var byUUID: [SubvolumeUUID: (listing: Int, volume: Int)] = [:]
         /// For a sent snapshot's UUID: the subvolumes received from it.
-        var copies: [String: [(listing: Int, volume: Int)]] = [:]
+        var copies: [SubvolumeUUID: [(listing: Int, volume: Int)]] = [:]
         var received: [(listing: Int, volume: Int)] = []
 
         init(_ listings: [VolumeListing]) {
+            byUUID.reserveCapacity(listings.reduce(0) { $0 + $1.subvolumes.count })
             for listing in listings.indices {
-                for volume in listings[listing].subvolumes.indices {
-                    let subvolume = listings[listing].subvolumes[volume]
-                    byUUID[subvolume.uuid] = (listing, volume)
-                    guard let receivedUUID = subvolume.receivedUUID else { continue }
-                    copies[receivedUUID, default: []].append((listing, volume))
-                    received.append((listing, volume))
+                // Fields read in place: each of ten thousand (fat) volumes copied cost
+                // more than hashing its UUID.
+                listings[listing].subvolumes.withUnsafeBufferPointer { volumes in
+                    for volume in volumes.indices {
+                        byUUID[volumes[volume].uuid] = (listing, volume)
+                        guard let receivedUUID = volumes[volume].receivedUUID else { continue }
+                        copies[receivedUUID, default: []].append((listing, volume))
+                        received.append((listing, volume))
+                    }
                 }
             }
         }
@@ -163,7 +194,7 @@ struct ReceivedChains {
 
     init(_ volumes: [Volume]) {
         parent = Array(volumes.indices)
-        var byUUID: [String: Int] = [:]
+        var byUUID: [SubvolumeUUID: Int] = [:]
         for index in volumes.indices where volumes[index].receivedUUID != nil { byUUID[volumes[index].uuid] = index }
         for index in volumes.indices where volumes[index].receivedUUID != nil {
             if let previous = volumes[index].parentUUID.flatMap({ byUUID[$0] }) { union(index, previous) }

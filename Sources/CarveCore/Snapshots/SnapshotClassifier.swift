@@ -51,13 +51,12 @@ public struct SnapshotClassifier: Sendable {
     public func classify(_ subvolumes: inout [Volume]) -> [String] {
         // By index throughout: iterating by value copied every (fat) subvolume.
         var sources = SourceFinder()
-        var parents = Set<UInt64>()
-        for index in subvolumes.indices { parents.insert(subvolumes[index].parentID) }
+        let parents = ParentIDs(subvolumes)
         let recognised = recogniseEach(subvolumes)
         var next = recognised.startIndex
         var warnings: [String] = []
-        // The snapshots of one source share its UUID's string: the last lookup most often answers.
-        var lastSource: (uuid: String, position: Int?)?
+        // The snapshots of one source name the same UUID: the last lookup most often answers.
+        var lastSource: (uuid: SubvolumeUUID, position: Int?)?
         for index in subvolumes.indices {
             // A received snapshot's parent UUID is the previous backup, not its source (BackupChains).
             if subvolumes[index].receivedUUID == nil, let parentUUID = subvolumes[index].parentUUID,
@@ -117,13 +116,16 @@ public struct SnapshotClassifier: Sendable {
     ) -> [(index: Int, metadata: ManagerMetadata?, warning: String?)] {
         var memo = HintMemo()
         var found: [(index: Int, metadata: ManagerMetadata?, warning: String?)] = []
-        for index in subvolumes.indices {
-            guard
-                let (metadata, warning) = recognise(
-                    path: subvolumes[index].path, mountedPath: subvolumes[index].mountedPath,
-                    readOnly: subvolumes[index].readOnly, memo: &memo)
-            else { continue }
-            found.append((index, metadata, warning))
+        // Fields read in place: a volume was copied whole to hand over three of them.
+        subvolumes.withUnsafeBufferPointer { volumes in
+            for index in volumes.indices {
+                guard
+                    let (metadata, warning) = recognise(
+                        path: volumes[index].path, mountedPath: volumes[index].mountedPath,
+                        readOnly: volumes[index].readOnly, memo: &memo)
+                else { continue }
+                found.append((index, metadata, warning))
+            }
         }
         return found
     }
@@ -161,18 +163,46 @@ public struct SnapshotClassifier: Sendable {
     }
 }
 
+/// The ids subvolumes are nested in. Most listings have a handful (the top level, a
+/// snapper `.snapshots`, in a run of siblings one after another): kept in a list, each
+/// asked without hashing, and a table only past that.
+struct ParentIDs {
+    private var few: [UInt64] = []
+    private var many: Set<UInt64>?
+
+    static let listedAtMost = 8
+
+    init(_ subvolumes: [Volume]) {
+        subvolumes.withUnsafeBufferPointer { volumes in
+            var last: UInt64?
+            for index in volumes.indices where volumes[index].parentID != last {
+                let id = volumes[index].parentID
+                last = id
+                if many != nil {
+                    many!.insert(id)
+                } else if !few.contains(id) {
+                    few.append(id)
+                    if few.count > Self.listedAtMost { many = Set(few) }
+                }
+            }
+        }
+    }
+
+    func contains(_ id: UInt64) -> Bool { many?.contains(id) ?? few.contains(id) }
+}
+
 /// The subvolume a parent UUID names. The first few UUIDs asked are found by a scan:
 /// most listings name a handful of sources (one per snapper config or btrbk subvolume),
 /// and hashing the UUID of each of ten thousand subvolumes into a table cost more than
 /// the rest of the classification. Past those, the table is built once.
 private struct SourceFinder {
     private var scans = 0
-    private var byUUID: [String: Int]?
+    private var byUUID: [SubvolumeUUID: Int]?
 
     /// Scans before the table: each costs a compare per subvolume, the table a hash.
     static let scansBeforeTable = 4
 
-    mutating func position(of uuid: String, in subvolumes: [Volume]) -> Int? {
+    mutating func position(of uuid: SubvolumeUUID, in subvolumes: [Volume]) -> Int? {
         if let byUUID { return byUUID[uuid] }
         guard scans >= Self.scansBeforeTable else {
             scans += 1
@@ -182,7 +212,7 @@ private struct SourceFinder {
                 return nil
             }
         }
-        var table: [String: Int] = [:]
+        var table: [SubvolumeUUID: Int] = [:]
         table.reserveCapacity(subvolumes.count)
         subvolumes.withUnsafeBufferPointer { volumes in
             for index in volumes.indices { table[volumes[index].uuid] = index }

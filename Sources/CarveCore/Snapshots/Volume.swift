@@ -12,10 +12,10 @@ public struct Volume: Sendable, Hashable, Codable {
     public var path: String
     /// The absolute path through a current mount, or nil when no mount reaches it.
     public var mountedPath: Optional<String>
-    public var uuid: String
+    public var uuid: SubvolumeUUID
     /// The UUID of the subvolume it was snapshotted from; nil for a plain subvolume.
-    public var parentUUID: Optional<String>
-    public var receivedUUID: Optional<String>
+    public var parentUUID: Optional<SubvolumeUUID>
+    public var receivedUUID: Optional<SubvolumeUUID>
     public var generation: UInt64
     /// The transaction that created it (btrfs's otransid): a tree whose generation
     /// moved past it was changed after the snapshot was taken, if only an atime.
@@ -62,8 +62,8 @@ public struct Volume: Sendable, Hashable, Codable {
     /// could not be inlined there cost more than filling the fields.
     @inlinable
     public init(
-        id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: String,
-        parentUUID: String? = nil, receivedUUID: String? = nil, generation: UInt64 = 0,
+        id: UInt64, parentID: UInt64 = 5, path: String, mountedPath: String? = nil, uuid: SubvolumeUUID,
+        parentUUID: SubvolumeUUID? = nil, receivedUUID: SubvolumeUUID? = nil, generation: UInt64 = 0,
         createdGeneration: UInt64 = 0, created: Date,
         readOnly: Bool = true, isSnapshot: Bool = true, metadata: ManagerMetadata = .plain,
         sourceID: UInt64? = nil, sourcePath: String? = nil, exclusive: UInt64? = nil, referenced: UInt64? = nil,

@@ -10,15 +10,15 @@ extension BtrfsSnapshotBackend {
     /// snapshots is not listed whole for them. Without root, or on a filesystem without
     /// a UUID tree, every subvolume is listed instead.
     public func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: [SubvolumeUUID], withUUIDs sources: [SubvolumeUUID]
     ) throws -> VolumeListing {
         guard isRoot else { return try subvolumes(of: filesystem, sizes: .none) }
         let directory = try roots.directory(of: filesystem)
         let search = TreeSearch(directory)
-        let (keys, sorted) = chainKeys.keys(receivedFrom: sent, withUUIDs: sources)
+        let keys = chainKeys.keys(receivedFrom: sent, withUUIDs: sources)
         let ids: Set<UInt64>
         do {
-            ids = try UUIDTree.ids(under: keys, sorted: sorted, with: search)
+            ids = try UUIDTree.ids(under: keys, with: search)
         } catch let error as SystemCallError where error.errno == ENOENT {
             return try subvolumes(of: filesystem, sizes: .none)
         }
@@ -33,22 +33,30 @@ extension BtrfsSnapshotBackend {
     }
 }
 
-/// The UUID tree keys of the last chain lookup, as a set and in order. A listing asks
-/// every other mounted btrfs with the same snapshots' UUIDs, and turning ten thousand of
-/// them into keys (and sorting those) again for each filesystem cost more than searching
-/// it; the same sets compare equal at once.
+/// The UUID tree keys of the last chain lookup, in order and each once. A listing asks
+/// every other mounted btrfs with the same snapshots' UUIDs, and sorting ten thousand
+/// keys again for each filesystem cost more than searching it; the same lists compare
+/// equal at once (one array's storage, handed on).
 final class ChainKeys: @unchecked Sendable {
-    typealias Keys = (set: Set<TreeSearch.Key>, sorted: [TreeSearch.Key])
     private let lock = Lock()
-    private var last: (sent: Set<String>, sources: Set<String>, keys: Keys)?
+    private var last: (sent: [SubvolumeUUID], sources: [SubvolumeUUID], keys: [TreeSearch.Key])?
 
-    func keys(receivedFrom sent: Set<String>, withUUIDs sources: Set<String>) -> Keys {
+    func keys(receivedFrom sent: [SubvolumeUUID], withUUIDs sources: [SubvolumeUUID]) -> [TreeSearch.Key] {
         lock.lock(); defer { lock.unlock() }
         if let last, last.sent == sent, last.sources == sources { return last.keys }
-        let keys = Set(
-            sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
-                + sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) })
-        last = (sent, sources, (keys, keys.sorted()))
-        return last!.keys
+        var keys = sent.compactMap { UUIDTree.searchKey($0, type: UUIDTree.receivedSubvolume) }
+        keys += sources.compactMap { UUIDTree.searchKey($0, type: UUIDTree.subvolume) }
+        keys.sort()
+        keys = Self.withoutRepeats(keys)
+        last = (sent, sources, keys)
+        return keys
+    }
+
+    /// `sorted` with each run of equal keys kept once.
+    static func withoutRepeats(_ sorted: [TreeSearch.Key]) -> [TreeSearch.Key] {
+        var kept: [TreeSearch.Key] = []
+        kept.reserveCapacity(sorted.count)
+        for key in sorted where kept.last != key { kept.append(key) }
+        return kept
     }
 }

@@ -20,9 +20,9 @@ struct RootTree {
         var createdGeneration: UInt64 = 0
         var readOnly: Bool
         var references: UInt32
-        var uuid: String?
-        var parentUUID: String?
-        var receivedUUID: String?
+        var uuid: SubvolumeUUID?
+        var parentUUID: SubvolumeUUID?
+        var receivedUUID: SubvolumeUUID?
         var created: Date
     }
 
@@ -46,7 +46,6 @@ struct RootTree {
     /// Every subvolume below the top level, in id order, with its path from the top level.
     func subvolumes() throws -> [Volume] {
         var entries: [Entry] = []
-        var sources = UUIDTexts()
         try TreeSearch(directory, bufferSize: 256 << 10).forEachItem(
             tree: BtrfsKey.rootTree, firstObjectID: BtrfsKey.firstFreeObjectID
         ) { item in
@@ -55,7 +54,7 @@ struct RootTree {
             else { return }
             if entries.last?.id != item.objectid { entries.append(Entry(id: item.objectid)) }
             if item.type == BtrfsKey.rootItem {
-                entries[entries.count - 1].item = Self.rootItem(item.data, sources: &sources)
+                entries[entries.count - 1].item = Self.rootItem(item.data)
             } else {
                 entries[entries.count - 1].backReference = Self.backReference(item.data, parentID: item.offset)
             }
@@ -68,7 +67,6 @@ struct RootTree {
     /// another filesystem). Ids that are not subvolumes are left out.
     func subvolumes(ids: Set<UInt64>) throws -> [Volume] {
         var byID: [UInt64: Entry] = [:]
-        var sources = UUIDTexts()
         let search = TreeSearch(directory, bufferSize: 16 << 10)
         var wanted = Array(ids)
         while let id = wanted.popLast() {
@@ -79,7 +77,7 @@ struct RootTree {
             while let from = next {
                 next = try search.search(tree: BtrfsKey.rootTree, from: from, to: end) { item in
                     if item.type == BtrfsKey.rootItem {
-                        entry.item = Self.rootItem(item.data, sources: &sources)
+                        entry.item = Self.rootItem(item.data)
                     } else if item.type == BtrfsKey.rootBackref {
                         entry.backReference = Self.backReference(item.data, parentID: item.offset)
                     }
@@ -95,7 +93,7 @@ struct RootTree {
     }
 
     /// The entries that are live subvolumes reachable from the top level, with their
-    /// paths. Their strings are moved into the volumes, not copied: the entries go after.
+    /// paths. Their paths are moved into the volumes, not copied: the entries go after.
     private func volumes(_ entries: inout [Entry]) throws -> [Volume] {
         // An array made with no room writes its count into the empty array all threads share.
         guard !entries.isEmpty else { return [] }
@@ -110,9 +108,9 @@ struct RootTree {
                     (volumes.baseAddress! + count).initialize(
                         to: Volume(
                             id: entry.pointee.id, parentID: entry.pointee.backReference.unsafelyUnwrapped.parentID,
-                            path: path, uuid: entry.pointee.item!.uuid.take() ?? "",
-                            parentUUID: entry.pointee.item!.parentUUID.take(),
-                            receivedUUID: entry.pointee.item!.receivedUUID.take(),
+                            path: path, uuid: entry.pointee.item!.uuid ?? "",
+                            parentUUID: entry.pointee.item!.parentUUID,
+                            receivedUUID: entry.pointee.item!.receivedUUID,
                             generation: entry.pointee.item.unsafelyUnwrapped.generation,
                             createdGeneration: entry.pointee.item.unsafelyUnwrapped.createdGeneration,
                             created: entry.pointee.item.unsafelyUnwrapped.created,
@@ -139,9 +137,7 @@ struct RootTree {
 
     /// A root item's fields; the uuids and times only when the item is of the current
     /// format and was last written by a kernel that knew them (generation_v2 matches).
-    /// `sources` keeps the text of parent and received UUIDs already seen: the snapshots
-    /// of one subvolume all name the same parent, and one string serves them all.
-    static func rootItem(_ data: UnsafeRawBufferPointer, sources: inout UUIDTexts) -> RootItem? {
+    static func rootItem(_ data: UnsafeRawBufferPointer) -> RootItem? {
         guard data.count >= Int(carve_root_item_generation_v2.rawValue) else { return nil }
         func u64(_ offset: carve_root_item_offset) -> UInt64 {
             UInt64(littleEndian: data.loadUnaligned(fromByteOffset: Int(offset.rawValue), as: UInt64.self))
@@ -166,9 +162,9 @@ struct RootTree {
         // retained) to be returned, and the first one destroyed.
         return RootItem(
             generation: generation, createdGeneration: u64(carve_root_item_otransid), readOnly: readOnly,
-            references: references, uuid: uuidText(raw(carve_root_item_uuid)),
-            parentUUID: sources.text(of: raw(carve_root_item_parent_uuid)),
-            receivedUUID: sources.text(of: raw(carve_root_item_received_uuid)),
+            references: references, uuid: SubvolumeUUID(bytes: raw(carve_root_item_uuid)),
+            parentUUID: SubvolumeUUID(bytes: raw(carve_root_item_parent_uuid)),
+            receivedUUID: SubvolumeUUID(bytes: raw(carve_root_item_received_uuid)),
             created: Date(timeIntervalSince1970: Double(Int64(bitPattern: seconds)) + Double(nanoseconds) / 1e9))
     }
 

@@ -59,8 +59,8 @@ extension Volume {
         let readOnlyFlag: UInt64 = 1 << 0 // BTRFS_ROOT_SUBVOL_RDONLY
         let otime = Double(info.otime.tv_sec) + Double(info.otime.tv_nsec) / 1e9
         self.init(
-            id: info.id, parentID: info.parent_id, path: path, uuid: uuidString(info.uuid) ?? "",
-            parentUUID: uuidString(info.parent_uuid), receivedUUID: uuidString(info.received_uuid),
+            id: info.id, parentID: info.parent_id, path: path, uuid: subvolumeUUID(info.uuid) ?? "",
+            parentUUID: subvolumeUUID(info.parent_uuid), receivedUUID: subvolumeUUID(info.received_uuid),
             generation: info.generation, created: Date(timeIntervalSince1970: otime),
             readOnly: info.flags & readOnlyFlag != 0, isSnapshot: false
         )

@@ -11,12 +11,13 @@ enum UUIDTree {
     static let subvolume = UInt32(BTRFS_UUID_KEY_SUBVOL)
     static let receivedSubvolume = UInt32(BTRFS_UUID_KEY_RECEIVED_SUBVOL)
 
-    /// The key words of a UUID in its text form; nil when it is not one. Read digit by
-    /// digit in place: a listing asks this of every snapshot it sent, ten thousand times.
+    /// The key words of a UUID in its text form; nil when it is not one. The form carve
+    /// prints is read as `SubvolumeUUID` reads it; any other (upper case, no dashes)
+    /// digit by digit.
     static func key(_ uuid: String) -> (objectid: UInt64, offset: UInt64)? {
+        if let words = SubvolumeUUID(uuid).words { return words }
         var text = uuid
         return text.withUTF8 { bytes -> (UInt64, UInt64)? in
-            if let words = canonicalKey(bytes) { return words }
             var words: (UInt64, UInt64) = (0, 0)
             var digits = 0
             for character in bytes where character != UInt8(ascii: "-") {
@@ -28,25 +29,6 @@ enum UUIDTree {
             }
             return digits == 32 ? words : nil
         }
-    }
-
-    /// The key of a UUID in the usual 8-4-4-4-12 form, the one carve prints, its digits
-    /// read in place, a pair a byte; nil for any other form (`key` reads those).
-    private static func canonicalKey(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
-        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
-        else { return nil }
-        var words: (UInt64, UInt64) = (0, 0)
-        for index in 0..<16 {
-            // Byte i's digits start at 2i, after a dash before bytes 4, 6, 8 and 10.
-            let place =
-                2 * index + (index >= 4 ? 1 : 0) + (index >= 6 ? 1 : 0) + (index >= 8 ? 1 : 0)
-                + (index >= 10 ? 1 : 0)
-            guard let high = hexValue(bytes[place]), let low = hexValue(bytes[place + 1]) else { return nil }
-            let byte = UInt64(high << 4 | low) << UInt64(index % 8 * 8)
-            if index < 8 { words.0 |= byte } else { words.1 |= byte }
-        }
-        return words
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {
@@ -63,16 +45,20 @@ enum UUIDTree {
         key(uuid).map { TreeSearch.Key(objectid: $0.objectid, type: type, offset: $0.offset) }
     }
 
+    /// The key of `uuid` as `type`: its words as they are, when it has them.
+    static func searchKey(_ uuid: SubvolumeUUID, type: UInt32) -> TreeSearch.Key? {
+        guard let (objectid, offset) = uuid.words else { return searchKey(uuid.text, type: type) }
+        return TreeSearch.Key(objectid: objectid, type: type, offset: offset)
+    }
+
     /// The subvolume ids recorded under any of `keys`. A search per key costs a call
     /// each, which for thousands of listed snapshots is thousands of calls; reading the
     /// tree in key order takes a call per few thousand items. So the tree is read from
     /// the first key on while that has taken fewer calls than the keys still ahead, and
     /// those left (a large tree, few keys) are searched one by one: at most about twice
-    /// the cheaper of the two. `sorted`: the keys in order, when the caller has them.
-    static func ids(
-        under keys: Set<TreeSearch.Key>, sorted: [TreeSearch.Key]? = nil, with search: TreeSearch
-    ) throws -> Set<UInt64> {
-        let sorted = sorted ?? keys.sorted()
+    /// the cheaper of the two. `sorted`: the keys in order, each once; the items come in
+    /// key order too, so one walk along both finds those that match.
+    static func ids(under sorted: [TreeSearch.Key], with search: TreeSearch) throws -> Set<UInt64> {
         guard let last = sorted.last else { return [] }
         var ids = Set<UInt64>()
         func collect(_ item: TreeSearch.Item) {
@@ -85,9 +71,10 @@ enum UUIDTree {
         var ahead = sorted[...]
         var next: TreeSearch.Key? = sorted.first
         var calls = 0
+        var wanted = SortedKeyWalk(sorted)
         while let start = next, calls < ahead.count {
             next = try search.search(tree: tree, from: start, to: last) { item in
-                if keys.contains(TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)) {
+                if wanted.contains(TreeSearch.Key(objectid: item.objectid, type: item.type, offset: item.offset)) {
                     collect(item)
                 }
             }
@@ -98,5 +85,20 @@ enum UUIDTree {
             _ = try search.search(tree: tree, from: key, to: key) { collect($0) }
         }
         return ids
+    }
+}
+
+/// Keys in order, asked about keys that come in order too (a tree search's items): one
+/// walk along both answers each, with no table of the keys made.
+struct SortedKeyWalk {
+    private let keys: [TreeSearch.Key]
+    private var next = 0
+
+    init(_ sorted: [TreeSearch.Key]) { keys = sorted }
+
+    /// Whether `key` is one of the keys; each key asked must not come before the last one asked.
+    mutating func contains(_ key: TreeSearch.Key) -> Bool {
+        while next < keys.count && keys[next] < key { next += 1 }
+        return next < keys.count && keys[next] == key
     }
 }

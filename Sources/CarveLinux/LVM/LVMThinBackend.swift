@@ -50,8 +50,9 @@ public struct LVMThinBackend: SnapshotListing {
             let origin = volume.origin.isEmpty ? nil : volume.group + "/" + volume.origin
             var listed = Volume(
                 id: UInt64(index + 1), parentID: 0, path: volume.group + "/" + volume.name,
-                mountedPath: "/dev/\(volume.group)/\(volume.name)", uuid: volume.uuid,
-                parentUUID: origin.flatMap { uuids[$0] }, created: volume.created, readOnly: volume.isReadOnly,
+                mountedPath: "/dev/\(volume.group)/\(volume.name)", uuid: SubvolumeUUID(volume.uuid),
+                parentUUID: origin.flatMap { uuids[$0] }.map { SubvolumeUUID($0) }, created: volume.created,
+                readOnly: volume.isReadOnly,
                 isSnapshot: origin != nil, sourcePath: origin)
             if sizes != .none { listed.referenced = volume.dataPercent.map { UInt64(Double(volume.size) * $0 / 100) } }
             return listed

@@ -118,7 +118,7 @@ public struct SnapshotBackendRegistry: SnapshotBackend {
     }
 
     public func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: [SubvolumeUUID], withUUIDs sources: [SubvolumeUUID]
     ) throws -> VolumeListing {
         let lister = try backend(for: filesystem.kind)
         var listing = try lister.chainRelatives(on: filesystem, receivedFrom: sent, withUUIDs: sources)

@@ -28,9 +28,10 @@ public protocol SnapshotListing: Sendable {
     func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws
     /// The volumes of `filesystem` a send/receive chain may link to listed ones: those
     /// received from the UUIDs `sent`, and those whose own UUID is in `sources` (where
-    /// listed backups were sent from). Any superset will do: by default every volume.
+    /// listed backups were sent from), each list in any order, a UUID in it more than
+    /// once. Any superset will do: by default every volume.
     func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: [SubvolumeUUID], withUUIDs sources: [SubvolumeUUID]
     ) throws -> VolumeListing
 }
 
@@ -40,7 +41,7 @@ extension SnapshotListing {
     public func finishListing(_ listing: inout VolumeListing, sizes: SizeMode) throws {}
 
     public func chainRelatives(
-        on filesystem: Filesystem, receivedFrom sent: Set<String>, withUUIDs sources: Set<String>
+        on filesystem: Filesystem, receivedFrom sent: [SubvolumeUUID], withUUIDs sources: [SubvolumeUUID]
     ) throws -> VolumeListing {
         try subvolumes(of: filesystem, sizes: .none)
     }

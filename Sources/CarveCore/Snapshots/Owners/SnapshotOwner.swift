@@ -111,7 +111,7 @@ public enum SnapshotOwners {
 
     /// The container engine of this name, whose subvolumes are its live data.
     static func engine(_ manager: SnapshotManager) -> (any SnapshotOwner)? {
-        guard let owner = byName[manager], owner.deletingTool != nil else { return nil }
+        guard let owner = owner(manager), owner.deletingTool != nil else { return nil }
         return owner
     }
 

@@ -41,8 +41,9 @@ public struct ZFSVolumes: Sendable {
         let parent = ZFSName.parent(of: dataset.name).flatMap { ids[$0] }
         let snapshot = dataset.kind == .snapshot
         var volume = Volume(
-            id: id, parentID: parent ?? 0, path: dataset.name, uuid: String(id),
-            parentUUID: snapshot ? parent.map(String.init) : nil, created: dataset.creation, readOnly: snapshot,
+            id: id, parentID: parent ?? 0, path: dataset.name, uuid: SubvolumeUUID(String(id)),
+            parentUUID: snapshot ? parent.map { SubvolumeUUID(String($0)) } : nil, created: dataset.creation,
+            readOnly: snapshot,
             isSnapshot: snapshot, exclusive: snapshot ? dataset.used : nil, referenced: dataset.referenced)
         guard snapshot else {
             volume.mountedPath = datasetMounts[dataset.name]

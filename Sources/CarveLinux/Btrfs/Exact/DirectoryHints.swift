@@ -1,3 +1,5 @@
+import CarveCore
+
 import Glibc
 
 /// Which inodes were directories in the trees read so far, per lineage (a subvolume
@@ -28,18 +30,18 @@ final class DirectoryHints: @unchecked Sendable {
     }
 
     private let lock = Lock()
-    private var byLineage: [String: [Directory]] = [:]
+    private var byLineage: [SubvolumeUUID: [Directory]] = [:]
 
-    init(_ known: [String: [Directory]] = [:]) { byLineage = known }
+    init(_ known: [SubvolumeUUID: [Directory]] = [:]) { byLineage = known }
 
     /// Every lineage's hints, to keep for the next run.
-    var all: [String: [Directory]] {
+    var all: [SubvolumeUUID: [Directory]] {
         lock.lock(); defer { lock.unlock() }
         return byLineage
     }
 
     /// The directories to read around in a tree of `lineage`, ascending.
-    func directories(in lineage: String?) -> [Directory] {
+    func directories(in lineage: SubvolumeUUID?) -> [Directory] {
         guard let lineage else { return [] }
         lock.lock(); defer { lock.unlock() }
         return byLineage[lineage] ?? []
@@ -48,7 +50,7 @@ final class DirectoryHints: @unchecked Sendable {
     /// After a tree of `lineage` was read: those of its directories whose entries took
     /// enough room to be worth a search of their own replace the lineage's hints, so
     /// inodes that stopped being directories stop costing calls.
-    func learn(_ directories: [Directory], in lineage: String?) {
+    func learn(_ directories: [Directory], in lineage: SubvolumeUUID?) {
         guard let lineage else { return }
         let worthIt = directories.filter(\.isWorthLeavingOut)
         lock.lock(); defer { lock.unlock() }

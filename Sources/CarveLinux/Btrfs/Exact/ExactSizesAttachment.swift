@@ -21,7 +21,7 @@ extension BtrfsSnapshotBackend {
         case .missing?, nil: break
         }
         let scanner = ExtentScanner(mountpoint: listing.filesystem.mountpoint, isRoot: isRoot)
-        var lineages: [UInt64: String] = [:]
+        var lineages: [UInt64: SubvolumeUUID] = [:]
         var ids: [UInt64] = []
         var writable = Set<UInt64>()
         var writablePaths: [UInt64: String] = [:]

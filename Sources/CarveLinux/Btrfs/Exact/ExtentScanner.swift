@@ -88,7 +88,7 @@ struct ExtentScanner {
     /// cache's writable tree states (`IncrementalPlan`), first, on the seeded map.
     /// `keepingRecords`: writable trees read whole whose inode records are kept.
     func scan(
-        subvolumes ids: [UInt64], lineages: [UInt64: String] = [:],
+        subvolumes ids: [UInt64], lineages: [UInt64: SubvolumeUUID] = [:],
         progress: (@Sendable (ExtentScanProgress) -> Void)? = nil,
         cached: consuming ExactSizesCache? = nil, reused: [UInt64: Int] = [:], hints: DirectoryHints = DirectoryHints(),
         writable: Set<UInt64> = [], plan: IncrementalPlan = IncrementalPlan(), keepingRecords: Set<UInt64> = []

@@ -13,7 +13,7 @@ import Glibc
 /// A tree no mount reaches has no entry: it is read whole each run, as before.
 final class LiveTrees: @unchecked Sendable {
     struct LiveTree: Equatable {
-        var uuid: String
+        var uuid: SubvolumeUUID
         /// The last committed generation.
         var generation: UInt64
         /// The transaction of the last change, committed or not.
@@ -55,6 +55,6 @@ final class LiveTrees: @unchecked Sendable {
         guard carve_ioctl_ptr(directory.fd, carve_BTRFS_IOC_GET_SUBVOL_INFO(), &info) >= 0, info.treeid == id else {
             return nil
         }
-        return LiveTree(uuid: uuidString(info.uuid) ?? "", generation: info.generation, changed: info.ctransid)
+        return LiveTree(uuid: subvolumeUUID(info.uuid) ?? "", generation: info.generation, changed: info.ctransid)
     }
 }

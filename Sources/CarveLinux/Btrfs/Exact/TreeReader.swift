@@ -34,7 +34,7 @@ struct TreeReader {
     /// Every file extent item of `tree`; holes are left out here already. With
     /// `keepsRecords`, also its inode records (`reading.records`).
     static func read(
-        tree: UInt64, lineage: String?, with search: TreeSearch, hints: DirectoryHints, nodeSize: UInt64,
+        tree: UInt64, lineage: SubvolumeUUID?, with search: TreeSearch, hints: DirectoryHints, nodeSize: UInt64,
         keepsRecords: Bool = false
     ) -> ExtentScanner.TreeReading {
         var reader = TreeReader(hints: hints, nodeSize: nodeSize, keepsRecords: keepsRecords)
