@@ -116,16 +116,13 @@ public struct SnapshotClassifier: Sendable {
     ) -> [(index: Int, metadata: ManagerMetadata?, warning: String?)] {
         var memo = HintMemo()
         var found: [(index: Int, metadata: ManagerMetadata?, warning: String?)] = []
-        // Fields read in place: a volume was copied whole to hand over three of them.
-        subvolumes.withUnsafeBufferPointer { volumes in
-            for index in volumes.indices {
-                guard
-                    let (metadata, warning) = recognise(
-                        path: volumes[index].path, mountedPath: volumes[index].mountedPath,
-                        readOnly: volumes[index].readOnly, memo: &memo)
-                else { continue }
-                found.append((index, metadata, warning))
-            }
+        for index in subvolumes.indices {
+            guard
+                let (metadata, warning) = recognise(
+                    path: subvolumes[index].path, mountedPath: subvolumes[index].mountedPath,
+                    readOnly: subvolumes[index].readOnly, memo: &memo)
+            else { continue }
+            found.append((index, metadata, warning))
         }
         return found
     }
