@@ -85,6 +85,13 @@ public struct ExtentMap: Sendable {
         references.withUnsafeBufferPointer { extents.insert($0, member: member) }
     }
 
+    /// As `addReferences`, for references in ascending order: merged with the map's
+    /// extents while those are in order (`ExtentTable.insert(ascending:member:)`).
+    public mutating func addReferences(subvolume: UInt64, ascending references: [ExtentKey]) {
+        let member = index(of: subvolume)
+        references.withUnsafeBufferPointer { extents.insert(ascending: $0, member: member) }
+    }
+
     /// As `addReferences`, for a tree's references as a scan's worker packed them.
     public mutating func addReferences(subvolume: UInt64, _ references: PackedReferences) {
         let member = index(of: subvolume)
