@@ -96,9 +96,7 @@ struct ChainReads {
             _ = entry.references(into: &held)
             references += held
         }
-        // Nearly in order already (a file's extents follow its inode's), so the sort is a
-        // few runs merged.
-        references.sort()
+        RadixSort.sort(&references)
         exact.map.addReferences(subvolume: tree, ascending: references)
         if let inline = state.inline { exact.map.addInline(subvolume: tree, bytes: inline) }
     }
