@@ -55,4 +55,50 @@ import Testing
         oneByOne.addReference(subvolume: 257, diskBytenr: 4096 * 5_000, diskBytes: 4096)
         #expect(merged == oneByOne)
     }
+
+    /// A tree's references changed (files rewritten, deleted, reflinked): merged while
+    /// the extents are in order, looked up through the index otherwise, the same map,
+    /// the same answer (false for a reference the tree did not have) and the same count
+    /// of references repeated within the tree.
+    @Test(arguments: 0..<80)
+    func changedReferencesMergedGiveWhatTheIndexGives(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let indexed = map(&random, settled: false)
+        var settled = indexed
+        settled.settle()
+        let subvolume = UInt64.random(in: 256...260, using: &random)
+        let member = indexed.subvolumeIDs.firstIndex(of: subvolume).map(UInt32.init)
+        let held =
+            member.map { member in zip(indexed.keys, indexed.sets).filter { $0.1.contains(member) }.map(\.0) } ?? []
+        func key() -> ExtentKey {
+            ExtentKey(
+                diskBytenr: 4096 * UInt64.random(in: 0...700, using: &random),
+                diskBytes: 4096 * UInt64.random(in: 1...2, using: &random))
+        }
+        var added = (0..<Int.random(in: 0...40, using: &random)).map { _ in key() }
+        if let some = held.randomElement(using: &random) { added += [some, some] }
+        // Mostly what the tree holds (once, or twice where it was added again), now and
+        // then something it does not.
+        var removed = held.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
+        if let some = added.randomElement(using: &random), Bool.random(using: &random) { removed.append(some) }
+        if seed % 4 == 0 { removed.append(key()) }
+        // Named twice: the second finds the extent gone, or the tree gone from it.
+        if let some = removed.first, seed % 3 == 1 { removed.append(some) }
+        added.shuffle(using: &random)
+        removed.shuffle(using: &random)
+        var repeatedIndexed: [ExtentKey: UInt32] = [:], repeatedSettled: [ExtentKey: UInt32] = [:]
+        if let some = held.first, seed % 5 == 0 { (repeatedIndexed[some], repeatedSettled[some]) = (1, 1) }
+        var (afterIndexed, afterSettled) = (indexed, settled)
+        let byIndex = afterIndexed.changeReferences(
+            subvolume: subvolume, added: added, removed: removed, repeated: &repeatedIndexed)
+        let merged = afterSettled.changeReferences(
+            subvolume: subvolume, added: added, removed: removed, repeated: &repeatedSettled)
+        #expect(merged == byIndex, "seed \(seed)")
+        #expect(afterSettled.isSettled, "merging builds no index")
+        guard merged && byIndex else { return }
+        #expect(afterSettled == afterIndexed, "seed \(seed)")
+        #expect(repeatedSettled == repeatedIndexed)
+        #expect(zip(afterSettled.keys, afterSettled.keys.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(afterSettled.exclusiveBytes() == afterIndexed.exclusiveBytes())
+    }
 }

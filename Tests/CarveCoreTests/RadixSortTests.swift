@@ -49,7 +49,10 @@ import Testing
             let start: UInt64 =
                 seed % 3 == 0 ? base : base &+ 4096 * .random(in: 0..<(seed % 3 == 1 ? 50 : 1 << 30), using: &random)
             let size: UInt64 =
-                seed % 4 == 0 ? 4096 : seed % 4 == 1 ? 4096 * .random(in: 1...32, using: &random) : .random(in: 0...UInt64.max, using: &random)
+                seed % 4 == 0
+                ? 4096
+                : seed % 4 == 1
+                    ? 4096 * .random(in: 1...32, using: &random) : .random(in: 0...UInt64.max, using: &random)
             return ExtentKey(diskBytenr: start, diskBytes: size)
         }
         var sorted = keys

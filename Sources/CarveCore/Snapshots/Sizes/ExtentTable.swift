@@ -103,55 +103,30 @@ struct ExtentTable: Sendable {
 
     /// Adds `member` to the sets of `references`, ascending, making the extents that are
     /// new. While the keys are in order (no index built: a run's first change), the two
-    /// are merged in one pass and the new extents merged in from the back: a new
-    /// snapshot's million references, each found through the index, missed the cache
-    /// three times apiece (0.4 s of a listing after one was taken). Through the index
-    /// when there is one.
-    @_optimize(speed)
+    /// are merged (`SortedExtents`): a new snapshot's million references, each found
+    /// through the index, missed the cache three times apiece (0.4 s of a listing after
+    /// one was taken). Through the index when there is one.
     mutating func insert(ascending references: UnsafeBufferPointer<ExtentKey>, member: UInt32) {
         guard slots.isEmpty else { return insert(references, member: member) }
-        var fresh: [ExtentKey] = []
-        keys.withUnsafeBufferPointer { keys in
-            sets.withUnsafeMutableBufferPointer { sets in
-                var position = 0
-                for key in references where key.diskBytenr != 0 {
-                    while position < keys.count, keys[position] < key { position += 1 }
-                    if position < keys.count, keys[position] == key {
-                        sets[position].insert(member)
-                    } else if fresh.last != key {
-                        fresh.append(key)
-                    }
-                }
-            }
-        }
-        merge(fresh, member: member)
+        SortedExtents.merge(references, into: &keys, sets: &sets, member: member) { _ in }
     }
 
-    /// Puts `fresh` (ascending, none held) among the keys in order, each referenced by
-    /// `member` alone: the arrays grown once, then filled from the back.
-    private mutating func merge(_ fresh: [ExtentKey], member: UInt32) {
-        guard !fresh.isEmpty else { return }
-        var old = keys.count - 1
-        keys.append(contentsOf: fresh)
-        sets.append(contentsOf: repeatElement(SubvolumeSet(member), count: fresh.count))
-        keys.withUnsafeMutableBufferPointer { keys in
-            sets.withUnsafeMutableBufferPointer { sets in
-                var next = fresh.count - 1
-                var write = keys.count - 1
-                while next >= 0 {
-                    if old >= 0, keys[old] > fresh[next] {
-                        keys[write] = keys[old]
-                        sets.swapAt(write, old)
-                        old -= 1
-                    } else {
-                        keys[write] = fresh[next]
-                        sets[write] = SubvolumeSet(member)
-                        next -= 1
-                    }
-                    write -= 1
-                }
-            }
-        }
+    /// As `insert(ascending:member:)`, counting in `repeated` each reference to an extent
+    /// `member` already had (`insert(_:member:repeated:)`).
+    mutating func insert(
+        ascending references: UnsafeBufferPointer<ExtentKey>, member: UInt32, repeated: inout [ExtentKey: UInt32]
+    ) {
+        guard slots.isEmpty else { return insert(references, member: member, repeated: &repeated) }
+        SortedExtents.merge(references, into: &keys, sets: &sets, member: member) { repeated[$0, default: 0] += 1 }
+    }
+
+    /// Takes `member` out of the sets of `references` (ascending), and out of the table
+    /// each extent left with no member: merged while the keys are in order, through the
+    /// index when there is one. False when `member` did not reference one of them (the
+    /// table is then not to be used).
+    mutating func remove(ascending references: UnsafeBufferPointer<ExtentKey>, member: UInt32) -> Bool {
+        guard slots.isEmpty else { return references.allSatisfy { remove($0, member: member) } }
+        return SortedExtents.remove(references, from: &keys, sets: &sets, member: member)
     }
 
     /// As `insert(_:member:)`, counting in `repeated` each reference to an extent
