@@ -3,7 +3,8 @@
 /// numbers of one filesystem differ in two or three. A changed directory's entries come
 /// in name-hash order; sorting a thousand directories of a thousand with the standard
 /// library's sort, generic over its comparison, was a twelfth of a listing's own work
-/// after 1% churn of a million files. Extents' keys are sorted the same way.
+/// after 1% churn of a million files. Extents' keys are sorted the same way
+/// (`ExtentKey+RadixSort`).
 public enum RadixSort {
     /// Below this many, insertion sort: a pass's table of 256 counts costs more.
     static let fewest = 48
@@ -37,34 +38,11 @@ public enum RadixSort {
         if buffers.0 != values.baseAddress! { values.baseAddress!.update(from: buffers.0, count: values.count) }
     }
 
-    /// Sorts `keys` in place in `ExtentKey`'s order (where they start, then their size):
-    /// the passes over the sizes' differing bytes, then over the starts'. A new snapshot's
-    /// million references, sorted by the standard library's sort, took as long as the
-    /// merge they were sorted for took without it.
-    @_optimize(speed)
-    public static func sort(_ keys: inout [ExtentKey]) {
-        guard keys.count > fewest else { return keys.sort() }
-        let scratch = UnsafeMutableBufferPointer<ExtentKey>.allocate(capacity: keys.count)
-        defer { scratch.deallocate() }
-        keys.withUnsafeMutableBufferPointer { keys in
-            let first = keys[0]
-            var (differingSize, differingStart): (UInt64, UInt64) = (0, 0)
-            for key in keys {
-                differingSize |= key.diskBytes ^ first.diskBytes
-                differingStart |= key.diskBytenr ^ first.diskBytenr
-            }
-            var buffers = (keys.baseAddress!, scratch.baseAddress!)
-            passes(&buffers, count: keys.count, differing: differingSize) { $0.diskBytes }
-            passes(&buffers, count: keys.count, differing: differingStart) { $0.diskBytenr }
-            if buffers.0 != keys.baseAddress! { keys.baseAddress!.update(from: buffers.0, count: keys.count) }
-        }
-    }
-
     /// One stable counting pass for each byte of `number` in which the elements differ
     /// (`differing`), least significant first, from `buffers.0` into `buffers.1`,
     /// swapping them after each: the sorted elements end in `buffers.0`.
     @inline(__always)
-    private static func passes<Element>(
+    static func passes<Element>(
         _ buffers: inout (UnsafeMutablePointer<Element>, UnsafeMutablePointer<Element>), count: Int,
         differing: UInt64, number: (Element) -> UInt64
     ) {
