@@ -37,4 +37,26 @@ import Testing
         #expect(values[..<100] == before[..<100])
         #expect(values[300...] == before[300...])
     }
+
+    /// Extents' keys in `ExtentKey`'s order: by start, then size; starts repeated with
+    /// one size and with several, sizes that differ in one byte or many.
+    @Test(arguments: 0..<40)
+    func sortsExtentKeysAsTheStandardLibraryDoes(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let count = [0, 1, 2, 48, 49, 300, 5000].randomElement(using: &random)!
+        let base = UInt64.random(in: 0...UInt64.max / 2, using: &random)
+        let keys: [ExtentKey] = (0..<count).map { _ in
+            let start: UInt64 =
+                seed % 3 == 0 ? base : base &+ 4096 * .random(in: 0..<(seed % 3 == 1 ? 50 : 1 << 30), using: &random)
+            let size: UInt64 =
+                seed % 4 == 0
+                ? 4096
+                : seed % 4 == 1
+                    ? 4096 * .random(in: 1...32, using: &random) : .random(in: 0...UInt64.max, using: &random)
+            return ExtentKey(diskBytenr: start, diskBytes: size)
+        }
+        var sorted = keys
+        RadixSort.sort(&sorted)
+        #expect(sorted == keys.sorted(), "seed \(seed), \(count) keys")
+    }
 }

@@ -56,5 +56,46 @@ struct TreeChangesWorkersTests {
         #expect(three.changes.map(\.inode) == one.changes.map(\.inode))
         #expect(three.changes.map(\.record) == one.changes.map(\.record))
         #expect((three.reread, three.malformed, three.items) == (one.reread, one.malformed, one.items))
+        // The changes make the records a whole read gives.
+        func wholeRecords() throws -> InodeRecords {
+            try #require(
+                TreeReader.read(
+                    tree: tree, lineage: nil, with: TreeSearch(directory), hints: DirectoryHints(),
+                    nodeSize: nodeSize, keepsRecords: true
+                ).records)
+        }
+        #expect(records.applying(three.changes) == (try wholeRecords()))
+
+        // Relocation moves every file's extents and leaves their inode items as they were:
+        // only the leaves tell, each object's items checked against the state's at the end
+        // of whichever range a worker took it in. Small files kept in their leaves (a
+        // tenth as many files moved as records, or the tree is read whole instead), and
+        // files with extents made last, so that the last range ends on one moved.
+        try Shell.check([
+            "python3", "-c",
+            """
+            import os, sys
+            os.makedirs(sys.argv[1] + "/small"); os.makedirs(sys.argv[1] + "/large")
+            for i in range(15000): open("%s/small/s%05d" % (sys.argv[1], i), "wb").write(b"x" * 100)
+            for i in range(200): open("%s/large/l%03d" % (sys.argv[1], i), "wb").write(os.urandom(8192))
+            """, "\(mnt)/data",
+        ])
+        try Shell.check(["sync"])
+        // The generation before the state's read, as a listing keeps it: anything the
+        // read may have missed (a deleted inode's items go when the cleaner gets to it) is
+        // then past it.
+        let movedAt = try #require(
+            try backend.subvolumes(of: try backend.filesystem(containing: mnt), sizes: .none).subvolumes
+                .first { $0.path == "data" }
+        ).generation
+        let moved = try wholeRecords()
+        try Shell.check(["btrfs", "balance", "start", "--full-balance", "-d", mnt])
+        try Shell.check(["sync"])
+        let relocated = try TreeChanges(
+            tree: tree, searches: (0..<3).map { _ in TreeSearch(directory) }, nodeSize: nodeSize, sharing: (1, 1)
+        ).read(
+            base: WritableTreeState(readFrom: movedAt, readUntil: movedAt, records: moved), threshold: movedAt + 1)
+        #expect(relocated.changes.count > 500 && !relocated.readWhole, "\(relocated.changes.count) changes")
+        #expect(moved.applying(relocated.changes) == (try wholeRecords()))
     }
 }

@@ -3,7 +3,7 @@ import CarveCore
 
 /// `carve`: the root command.
 public struct CarveCommand: ParsableCommand {
-    public static let version = "0.4.14"
+    public static let version = "0.4.15"
 
     public static let configuration = CommandConfiguration(
         commandName: "carve",

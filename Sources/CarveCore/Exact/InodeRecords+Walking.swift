@@ -104,25 +104,6 @@ extension InodeRecords {
         }
     }
 
-    /// The inode of the record at `position` (from 0), read from the records' headers
-    /// alone, each number checked (the records may not have been checked yet); nil when
-    /// there is no such record or the headers do not hold one.
-    public func inode(atRecord position: Int) -> UInt64? {
-        guard position >= 0, position < count else { return nil }
-        return bytes.withUnsafeBufferPointer { stored in
-            var offset = 0
-            var inode: UInt64 = 0
-            for _ in 0...position {
-                guard let (step, afterStep) = Reader.checked(stored, at: offset),
-                    let (length, start) = Reader.checked(stored, at: afterStep), length <= UInt64(stored.count - start)
-                else { return nil }
-                inode &+= step
-                offset = start + Int(length)
-            }
-            return inode
-        }
-    }
-
     /// Where a parent is among the directories asked: a bit each over their span when it
     /// is under 16 M inodes (2 MiB), its position the bits set before it (counted per
     /// word once), else a binary search. A search of a thousand directories for each of a

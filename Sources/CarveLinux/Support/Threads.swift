@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A pthread mutex, for state several threads touch (the deletion lock's
 /// holder, caches filled by the scan's workers, the progress view).
@@ -68,6 +69,21 @@ enum Threads {
         }
         body(0)
         for thread in threads { pthread_join(thread, nil) }
+    }
+}
+
+/// Hands out 0, 1, 2, … below `count`, each once, to whichever thread asks first: work
+/// shared by who is free, not cut in advance (one share of a changed tree can hold
+/// most of what changed). Each thread is handed ascending numbers.
+final class TakeNext: Sendable {
+    let count: Int
+    private let next = Atomic<Int>(0)
+
+    init(_ count: Int) { self.count = count }
+
+    func take() -> Int? {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
     }
 }
 

@@ -85,6 +85,13 @@ public struct ExtentMap: Sendable {
         references.withUnsafeBufferPointer { extents.insert($0, member: member) }
     }
 
+    /// As `addReferences`, for references in ascending order: merged with the map's
+    /// extents while those are in order (`ExtentTable.insert(ascending:member:)`).
+    public mutating func addReferences(subvolume: UInt64, ascending references: [ExtentKey]) {
+        let member = index(of: subvolume)
+        references.withUnsafeBufferPointer { extents.insert(ascending: $0, member: member) }
+    }
+
     /// As `addReferences`, for a tree's references as a scan's worker packed them.
     public mutating func addReferences(subvolume: UInt64, _ references: PackedReferences) {
         let member = index(of: subvolume)
@@ -109,16 +116,22 @@ public struct ExtentMap: Sendable {
         subvolume: UInt64, added: [ExtentKey], removed: [ExtentKey], repeated: inout [ExtentKey: UInt32]
     ) -> Bool {
         let member = index(of: subvolume)
+        // In order, so that while the extents are in order too (the cache's) both are
+        // merged with them rather than looked up through an index built for the purpose.
+        var (added, removed) = (added, removed)
+        RadixSort.sort(&added)
+        RadixSort.sort(&removed)
         // Added first, so that a reference moved between two files never leaves the tree.
-        added.withUnsafeBufferPointer { extents.insert($0, member: member, repeated: &repeated) }
+        added.withUnsafeBufferPointer { extents.insert(ascending: $0, member: member, repeated: &repeated) }
+        var leaving: [ExtentKey] = []
         for key in removed where key.diskBytenr != 0 {
             if let more = repeated[key] {
                 repeated[key] = more > 1 ? more - 1 : nil
-            } else if !extents.remove(key, member: member) {
-                return false
+            } else {
+                leaving.append(key)
             }
         }
-        return true
+        return leaving.withUnsafeBufferPointer { extents.remove(ascending: $0, member: member) }
     }
 
     /// Whether `subvolume` references the extent `key`.

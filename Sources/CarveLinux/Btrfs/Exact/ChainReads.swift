@@ -55,6 +55,10 @@ struct ChainReads {
                 let next = base.applying(
                     read.changes, readFrom: base.readFrom, readUntil: base.readUntil, repeated: repeated
                 ) { removed += $0.references }
+                // A snapshot's references first: while the map's extents are still in order
+                // they are merged in, not looked up one by one. (Its sets and the writable
+                // tree's are apart: the order changes nothing in the map.)
+                if !step.isWritable { try addReferences(of: next, to: &exact, tree: step.tree) }
                 if let writable, step.isWritable || step.continues {
                     let added = read.changes.flatMap { $0.record?.references ?? [] }
                     guard
@@ -74,21 +78,26 @@ struct ChainReads {
                     }
                     outcome.states[step.tree] = state
                     exact.map.setInline(subvolume: step.tree, bytes: state.inline)
-                } else {
-                    var references: [ExtentKey] = [], held: [ExtentKey] = []
-                    references.reserveCapacity(next.records.count)
-                    guard let records = next.records.checked() else { throw StateUnusable(tree: step.tree) }
-                    records.forEach { entry in
-                        _ = entry.references(into: &held)
-                        references += held
-                    }
-                    exact.map.addReferences(subvolume: step.tree, references)
-                    if let inline = next.inline { exact.map.addInline(subvolume: step.tree, bytes: inline) }
-                    if step.continues { (base, baseIsCached) = (next, false) }
+                } else if step.continues {
+                    (base, baseIsCached) = (next, false)
                 }
                 exact.treeBytes[step.tree] = treeBytes
             }
         }
         return outcome
+    }
+
+    /// A snapshot's references, all of its records', and its inline bytes, into the map.
+    private func addReferences(of state: WritableTreeState, to exact: inout ExactSizes, tree: UInt64) throws {
+        var references: [ExtentKey] = [], held: [ExtentKey] = []
+        references.reserveCapacity(state.records.count)
+        guard let records = state.records.checked() else { throw StateUnusable(tree: tree) }
+        records.forEach { entry in
+            _ = entry.references(into: &held)
+            references += held
+        }
+        RadixSort.sort(&references)
+        exact.map.addReferences(subvolume: tree, ascending: references)
+        if let inline = state.inline { exact.map.addInline(subvolume: tree, bytes: inline) }
     }
 }

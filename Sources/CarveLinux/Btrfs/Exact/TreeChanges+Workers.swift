@@ -1,24 +1,25 @@
 import CarveCore
 
 /// A changed tree's read on every worker's search at once (`TreeChanges.searches`): the
-/// leaves written since the state, and the inodes read again, split by inode. Most of the
-/// read is the kernel's copying of items, one search at a time; at a million files after
-/// 1% churn the two halves ran side by side on the machine's two processors.
+/// leaves written since the state, and the inodes read again. Most of the read is the
+/// kernel's copying of items, one search at a time; at a million files after 1% churn
+/// the workers ran side by side on the machine's two processors. Both are cut in more
+/// pieces than there are workers, each taken by whichever worker is free: a changed
+/// directory weighs as much as a thousand files.
 extension TreeChanges {
-    /// The inode ranges the workers search, in order and covering every object: split at
-    /// the inodes of the state's records that share them out evenly. One range for a
-    /// small state (below `sharing.records`: a thread costs more), or one whose records
-    /// do not hold (their check then says why).
+    /// How many ranges of the tree each worker's share is cut into.
+    static let rangesPerWorker = 8
+
+    /// The inode ranges the workers search, in order and covering every object: cut where
+    /// the state's records hold about equal leaf bytes. One range for a small state
+    /// (below `sharing.records`: a thread costs more), or one whose records do not hold
+    /// (their check then says why).
     func ranges(sharing records: InodeRecords) -> [ClosedRange<UInt64>] {
         let first = BtrfsKey.firstFreeObjectID
-        guard searches.count > 1, records.count >= sharing.records else { return [first...UInt64.max] }
-        var bounds = [first]
-        for worker in 1..<searches.count {
-            guard let inode = records.inode(atRecord: records.count * worker / searches.count),
-                inode > bounds[bounds.count - 1], inode <= InodeRecord.lastInode
-            else { return [first...UInt64.max] }
-            bounds.append(inode)
-        }
+        guard searches.count > 1, records.count >= sharing.records,
+            let cuts = records.inodes(splittingLeafBytesInto: searches.count * Self.rangesPerWorker)
+        else { return [first...UInt64.max] }
+        let bounds = [first] + cuts.filter { $0 > first && $0 <= InodeRecord.lastInode }
         return bounds.indices.map { index in
             bounds[index]...(index + 1 < bounds.count ? bounds[index + 1] - 1 : UInt64.max)
         }
@@ -26,8 +27,8 @@ extension TreeChanges {
 
     /// `inodes` (ascending, each once) read again one by one, `directories` telling for
     /// each whether it is known as a directory (`readInode`): the records and the
-    /// inodes each names, in order, and the malformed items found. Split in order
-    /// between the workers' searches when there are at least `sharing.reads`.
+    /// inodes each names, in order, and the malformed items found. Shared between the
+    /// workers' searches, one inode at a time, when there are at least `sharing.reads`.
     func readInodes(
         _ inodes: [UInt64], directories: [Bool]
     ) throws -> (
@@ -35,29 +36,32 @@ extension TreeChanges {
     ) {
         let workers = inodes.count >= sharing.reads ? searches.count : 1
         let parts = (0..<workers).map { _ in ReadPart() }
-        let share = (inodes.count + workers - 1) / max(workers, 1)
+        let next = TakeNext(inodes.count)
         Threads.concurrentPerform(iterations: workers) { worker in
             let part = parts[worker]
             do {
-                for index in (worker * share)..<min(inodes.count, (worker + 1) * share) {
+                while let index = next.take() {
                     let (record, children) = try readInode(
                         inodes[index], directory: directories[index], malformed: &part.malformed,
                         with: searches[worker])
-                    part.records.append(record)
-                    part.children.append(children)
+                    part.read.append((index, record, children))
                 }
             } catch {
                 part.error = error
             }
         }
         if let error = parts.lazy.compactMap(\.error).first { throw error }
-        return (parts.flatMap(\.records), parts.flatMap(\.children), parts.reduce(0) { $0 + $1.malformed })
+        var records = [InodeRecord?](repeating: nil, count: inodes.count)
+        var children = [[UInt64]](repeating: [], count: inodes.count)
+        for part in parts {
+            for (index, record, named) in part.read { (records[index], children[index]) = (record, named) }
+        }
+        return (records, children, parts.reduce(0) { $0 + $1.malformed })
     }
 
-    /// What one worker read, kept apart until all are done.
+    /// What one worker read, by the position of each inode asked, kept apart until all are done.
     private final class ReadPart: @unchecked Sendable {
-        var records: [InodeRecord?] = []
-        var children: [[UInt64]] = []
+        var read: [(index: Int, record: InodeRecord?, children: [UInt64])] = []
         var malformed = 0
         var error: (any Error)?
     }

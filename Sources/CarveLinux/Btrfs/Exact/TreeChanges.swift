@@ -93,25 +93,29 @@ struct TreeChanges {
     private var itemsRead: Int { searches.reduce(0) { $0 + $1.items } }
 
     /// The inodes whose items were rewritten since `threshold`, and the directories among
-    /// them: each range of inodes searched by a worker of its own.
+    /// them: the ranges of inodes taken in order by whichever worker is free.
     private func changedSince(
         _ threshold: UInt64, in ranges: [ClosedRange<UInt64>], records: CheckedOnce, changed: inout Set<UInt64>,
         directories: inout Set<UInt64>
     ) throws {
-        let finders = ranges.map { _ in FinderPart(ChangeFinder(threshold: threshold, changed: changed)) }
-        Threads.concurrentPerform(iterations: ranges.count) { worker in
-            let (part, search, range) = (finders[worker], searches[worker], ranges[worker])
+        let workers = min(searches.count, ranges.count)
+        let finders = (0..<workers).map { _ in FinderPart(ChangeFinder(threshold: threshold, changed: changed)) }
+        let taken = TakeNext(ranges.count)
+        Threads.concurrentPerform(iterations: workers) { worker in
+            let (part, search) = (finders[worker], searches[worker])
             search.minimumTransaction = threshold
             defer { search.minimumTransaction = 0 }
             do {
-                var next: Key? = Key(objectid: range.lowerBound, type: 0, offset: 0)
-                let end = Key(objectid: range.upperBound, type: Key.last.type, offset: Key.last.offset)
-                while let from = next {
-                    next = try search.search(tree: tree, from: from, to: end) {
-                        try part.finder.take($0, records: records.get)
+                while let range = taken.take().map({ ranges[$0] }) {
+                    var next: Key? = Key(objectid: range.lowerBound, type: 0, offset: 0)
+                    let end = Key(objectid: range.upperBound, type: Key.last.type, offset: Key.last.offset)
+                    while let from = next {
+                        next = try search.search(tree: tree, from: from, to: end) {
+                            try part.finder.take($0, records: records.get)
+                        }
                     }
+                    try part.finder.endRange(records: records.get)
                 }
-                try part.finder.settle(records: records.get)
             } catch {
                 part.error = error
             }
@@ -170,6 +174,12 @@ struct TreeChanges {
             default:
                 break
             }
+        }
+
+        /// Ends a range: the next one this finder takes does not follow on from it.
+        mutating func endRange(records: () throws -> InodeRecords) throws {
+            try settle(records: records)
+            group.inode = 0
         }
 
         /// Ends the object taken so far: changed unless its inode item is older than the
