@@ -164,18 +164,12 @@ struct PinnedFileScanner {
     /// Hands out tree indices and keeps each tree's reading in its place.
     final class Readings: @unchecked Sendable {
         private let lock = Lock()
-        private var next = 0
+        private let taken: TakeNext
         private var stored: [Reading]
 
-        init(count: Int) { stored = Array(repeating: Reading(), count: count) }
+        init(count: Int) { stored = Array(repeating: Reading(), count: count); taken = TakeNext(count) }
 
-        func take() -> Int? {
-            lock.withLock {
-                guard next < stored.count else { return nil }
-                next += 1
-                return next - 1
-            }
-        }
+        func take() -> Int? { taken.take() }
 
         func deliver(_ index: Int, _ reading: Reading) { lock.withLock { stored[index] = reading } }
 
