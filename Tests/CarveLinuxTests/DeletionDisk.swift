@@ -70,12 +70,26 @@ final class DeletionDisk {
     /// Starts carve and returns once its audit trail on stderr shows more than
     /// `deletions` deleted snapshots (or stderr closed): where the tests interrupt a
     /// run in its middle. `seen` is the stderr read so far.
+    ///
+    /// With `pacing` (microseconds), strace holds carve that long before each call a
+    /// deletion is made of (the marker's write, the subvolume's ioctl, each unlink,
+    /// rename and rmdir, the audit trail's write), so a run of a few dozen snapshots
+    /// cannot finish between the message the test reads and the signal it sends,
+    /// however loaded the machine, and a signal after a random wait lands before any
+    /// step alike. `carve` is then the traced process (strace's child), the one to signal.
     func startCarve(
-        _ arguments: [String], afterDeletions deletions: Int
-    ) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String) {
+        _ arguments: [String], afterDeletions deletions: Int, pacing: Int? = nil
+    ) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String, carve: pid_t) {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        run.arguments = try Self.unit.get().prefix + [CarveBinary.path] + arguments
+        let strace = pacing.map {
+            let calls = "write,ioctl,unlinkat,rename,rmdir"
+            return [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + calls, "-e",
+                "inject=\(calls):delay_enter=\($0)",
+            ]
+        }
+        run.arguments = try (strace ?? []) + Self.unit.get().prefix + [CarveBinary.path] + arguments
         run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
         let stdout = Pipe(), stderr = Pipe()
         run.standardOutput = stdout
@@ -87,7 +101,11 @@ final class DeletionDisk {
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
         }
-        return (run, stdout, stderr, seen)
+        let pid = run.processIdentifier
+        guard pacing != nil else { return (run, stdout, stderr, seen, pid) }
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        let carve = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "strace has no child")
+        return (run, stdout, stderr, seen, carve)
     }
 
     /// Volume paths as `btrfs subvolume list` shows them (the reference), sorted.

@@ -206,15 +206,21 @@ struct SnapperInterruptedDeletionTests {
     /// Real SIGKILLs at random points of a snapper bulk delete: after each, no
     /// `.snapshots/N` holds info.xml without either its subvolume or the marker,
     /// and the last run leaves snapper with nothing and `.snapshots` empty.
-    @Test func killedAgainAndAgainNothingIsLeftHalfDone() throws {
+    /// Each step of a deletion is held 3 ms (a run of 40 then takes about a second),
+    /// and the kill waits a random part of one deletion, so it lands before a
+    /// different step each round and never after the run has ended.
+    @Test(.integration(needing: "strace"))
+    func killedAgainAndAgainNothingIsLeftHalfDone() throws {
         try withSnapper { disk, config in
             try create(config, count: 40)
             let arguments = [
                 "snapshots", "delete", "--filesystem", disk.mountpoint, "--manager", "snapper", "--all", "--yes",
             ]
             for round in 1...4 {
-                let run = try disk.startCarve(arguments, afterDeletions: 2).run
-                kill(run.processIdentifier, SIGKILL)
+                let started = try disk.startCarve(arguments, afterDeletions: 2, pacing: 3_000)
+                let run = started.run
+                usleep(UInt32.random(in: 0..<30_000))
+                kill(started.carve, SIGKILL)
                 run.waitUntilExit()
                 #expect(run.terminationReason == .uncaughtSignal, "round \(round): the run ended before it was killed")
                 let left = try snapperList(config).split(separator: "\n").count - 2
