@@ -191,14 +191,16 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 
-    @Test func aRunKilledHalfWayIsCompletedByTheNextRun() throws {
+    @Test(.integration(needing: "strace"))
+    func aRunKilledHalfWayIsCompletedByTheNextRun() throws {
         try withDeletionDisk(quotas: true) { disk in
             for index in 1...300 { try disk.snapshot("s\(index)", mebibytes: index % 50 == 0 ? 1 : 0) }
             // SIGKILL as soon as the audit trail shows five deletions: in the middle of the run.
-            let run = try disk.startCarve(
-                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"], afterDeletions: 5
-            ).run
-            kill(run.processIdentifier, SIGKILL)
+            let started = try disk.startCarve(
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes"], afterDeletions: 5,
+                pacing: 1_000)
+            let run = started.run
+            kill(started.carve, SIGKILL)
             run.waitUntilExit()
             #expect(run.terminationReason == .uncaughtSignal, "the run ended before it was killed")
             let left = try disk.subvolumes().count
@@ -213,14 +215,16 @@ struct SnapshotsDeleteIntegrationTests {
         }
     }
 
-    @Test func ctrlCStopsAfterTheSnapshotBeingDeletedAndReports() throws {
+    @Test(.integration(needing: "strace"))
+    func ctrlCStopsAfterTheSnapshotBeingDeletedAndReports() throws {
         try withDeletionDisk { disk in
             for index in 1...300 { try disk.snapshot("s\(index)") }
             let started = try disk.startCarve(
-                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"], afterDeletions: 3)
+                ["snapshots", "delete", "--filesystem", disk.mountpoint, "--all", "--yes", "--json"], afterDeletions: 3,
+                pacing: 1_000)
             let run = started.run
             var seen = started.seen
-            kill(run.processIdentifier, SIGINT)
+            kill(started.carve, SIGINT)
             let output = started.stdout.fileHandleForReading.readDataToEndOfFile()
             seen += String(decoding: started.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             run.waitUntilExit()
