@@ -82,14 +82,8 @@ final class DeletionDisk {
     ) throws -> (run: Process, stdout: Pipe, stderr: Pipe, seen: String, carve: pid_t) {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let strace = pacing.map {
-            let calls = "write,ioctl,unlinkat,rename,rmdir"
-            return [
-                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + calls, "-e",
-                "inject=\(calls):delay_enter=\($0)",
-            ]
-        }
-        run.arguments = try (strace ?? []) + Self.unit.get().prefix + [CarveBinary.path] + arguments
+        let paced = pacing.map { Self.strace("write,ioctl,unlinkat,rename,rmdir", inject: "delay_enter=\($0)") }
+        run.arguments = try (paced ?? []) + Self.unit.get().prefix + [CarveBinary.path] + arguments
         run.environment = ProcessInfo.processInfo.environment.merging(["CARVE_LOCK_FILE": lockFile]) { $1 }
         let stdout = Pipe(), stderr = Pipe()
         run.standardOutput = stdout
@@ -106,6 +100,20 @@ final class DeletionDisk {
         let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
         let carve = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "strace has no child")
         return (run, stdout, stderr, seen, carve)
+    }
+
+    /// strace's options, before the program it runs: `inject` (after `inject=CALLS:`)
+    /// acts on each of `calls`, and nothing is traced to the output.
+    static func strace(_ calls: String, inject: String) -> [String] {
+        ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + calls, "-e", "inject=\(calls):\(inject)"]
+    }
+
+    /// The real binary, as root, SIGKILLed by strace on entering its `when`-th `call`:
+    /// a kill placed exactly, where a signal sent from outside could land anywhere.
+    func carveKilled(entering call: String, _ when: Int, _ arguments: [String]) throws -> Shell.Result {
+        try Shell.run(
+            Self.strace(call, inject: "signal=KILL:when=\(when)") + [CarveBinary.path] + arguments,
+            environment: ["CARVE_LOCK_FILE": lockFile])
     }
 
     /// Volume paths as `btrfs subvolume list` shows them (the reference), sorted.

@@ -143,19 +143,6 @@ struct SnapperInterruptedDeletionTests {
         }
     }
 
-    /// The real binary, SIGKILLed by strace on entering its first (or `when`-th)
-    /// unlinkat: in a clean run that is the metadata removal's first file, after the
-    /// subvolume's deletion, so the kill lands exactly in the window.
-    func carveKilledAtUnlink(_ when: Int, _ arguments: [String], _ disk: DeletionDisk) throws -> Shell.Result {
-        try Shell.run(
-            [
-                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e",
-                "inject=unlinkat:signal=KILL:when=\(when)",
-                CarveBinary.path,
-            ] + arguments,
-            environment: ["CARVE_LOCK_FILE": disk.lockFile])
-    }
-
     @Test(.integration(needing: "strace"))
     func aSIGKILLInTheWindowAndOneInTheNextRunsFinishingAreBothFinished() throws {
         try withSnapper { disk, config in
@@ -165,7 +152,9 @@ struct SnapperInterruptedDeletionTests {
             let original = try snapshotsTree(disk)
             let listed = try snapperList(config)
 
-            let killed = try carveKilledAtUnlink(1, ["snapshots", "delete", "\(config):2", "--yes"], disk)
+            // Killed on its first unlinkat: in a clean run, the metadata removal's first
+            // file, after the subvolume's deletion: exactly in the window.
+            let killed = try disk.carveKilled(entering: "unlinkat", 1, ["snapshots", "delete", "\(config):2", "--yes"])
             #expect(killed.status == SIGKILL, "\(killed.status): \(killed.stderr)")
             var expected = original
             expected["2"]?["snapshot"] = nil
@@ -178,7 +167,7 @@ struct SnapperInterruptedDeletionTests {
             #expect(try snapperList(config).split(separator: "\n") == withoutTwo, "snapper no longer lists 2")
 
             // The next run is killed while finishing 2/, between its info.xml and its marker.
-            let again = try carveKilledAtUnlink(2, ["snapshots", "delete", "\(config):4", "--yes"], disk)
+            let again = try disk.carveKilled(entering: "unlinkat", 2, ["snapshots", "delete", "\(config):4", "--yes"])
             #expect(again.status == SIGKILL, "\(again.status): \(again.stderr)")
             // Emptied but for the marker, 2/ took carve's retired name before the marker's unlink.
             expected["2"] = nil

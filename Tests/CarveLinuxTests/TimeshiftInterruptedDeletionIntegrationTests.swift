@@ -51,19 +51,6 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
         return tree
     }
 
-    /// The real binary, SIGKILLed by strace on entering its `when`-th unlinkat: in a
-    /// clean run the first is the metadata removal's first file (info.json), after
-    /// every `@…` of DATE is deleted, so the kill lands exactly in the window.
-    func carveKilledAtUnlink(_ when: Int, _ arguments: [String], _ disk: DeletionDisk) throws -> Shell.Result {
-        try Shell.run(
-            [
-                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=unlinkat", "-e",
-                "inject=unlinkat:signal=KILL:when=\(when)",
-                CarveBinary.path,
-            ] + arguments,
-            environment: ["CARVE_LOCK_FILE": disk.lockFile])
-    }
-
     func finished(_ directory: String, would: Bool = false) -> String {
         "carve: \(would ? "would finish" : "finished") removing the metadata of timeshift snapshot \((directory as NSString).lastPathComponent) (\(directory)) left by an interrupted run"
     }
@@ -79,8 +66,10 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             let orphan = try timeshift(disk, "2026-11-02_12-00-01", [])
             let original = try tree(disk)
 
-            let killed = try carveKilledAtUnlink(
-                1, ["snapshots", "delete", killedDate + "/@", killedDate + "/@home", "--yes"], disk)
+            // Killed on its first unlinkat: in a clean run, the metadata removal's first file
+            // (info.json), after every `@…` of DATE is deleted: exactly in the window.
+            let killed = try disk.carveKilled(
+                entering: "unlinkat", 1, ["snapshots", "delete", killedDate + "/@", killedDate + "/@home", "--yes"])
             #expect(killed.status == SIGKILL, "\(killed.status): \(killed.stderr)")
             var expected = original
             let marker = try #require(try tree(disk)["2026-11-01_12-00-01"]?[".carve-deleting"], "no marker in DATE/")
@@ -107,8 +96,8 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
             #expect(try disk.subvolumes() == subvolumes)
 
             // The next run is killed while finishing DATE/, between its info.json and its marker.
-            let again = try carveKilledAtUnlink(
-                2, ["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"], disk)
+            let again = try disk.carveKilled(
+                entering: "unlinkat", 2, ["snapshots", "delete", disk.mountpoint + "/snaps/other", "--yes"])
             #expect(again.status == SIGKILL, "\(again.status): \(again.stderr)")
             // Emptied but for the marker, DATE/ took carve's retired name before the marker's unlink.
             let retired = ".carve-deleted-2026-11-01_12-00-01"
@@ -154,13 +143,7 @@ struct TimeshiftInterruptedDeletionIntegrationTests {
                 // bounds are reached by every run, and 4 rounds leave some for the last.
                 let call = round.isMultiple(of: 2) ? "unlinkat" : "ioctl"
                 let when = call == "ioctl" ? Int.random(in: 10...(10 + left)) : Int.random(in: 1...max(1, left / 2))
-                let killed = try Shell.run(
-                    [
-                        "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e",
-                        "inject=\(call):signal=KILL:when=\(when)",
-                        CarveBinary.path,
-                    ] + arguments,
-                    environment: ["CARVE_LOCK_FILE": disk.lockFile])
+                let killed = try disk.carveKilled(entering: call, when, arguments)
                 let place = "round \(round), killed at \(call) \(when)"
                 #expect(killed.status == SIGKILL, "\(place): \(killed.status) \(killed.stderr)")
                 for (name, entries) in try tree(disk) where entries["@"] == nil || entries["@home"] == nil {
